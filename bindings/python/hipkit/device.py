@@ -1,0 +1,238 @@
+"""Devices, streams, events and the memory pool: each class wraps one C handle
+and frees it deterministically (close() or `with`), or when collected."""
+import weakref
+
+from ._ffi import ffi, lib
+from .errors import check
+
+
+def _out(ctype, call, *args):
+    """Call a C function whose last argument is an out-pointer; return the value."""
+    box = ffi.new(ctype + " *")
+    check(call(*args, box))
+    return box[0]
+
+
+def version():
+    major, minor, patch = ffi.new("int *"), ffi.new("int *"), ffi.new("int *")
+    check(lib.hk_version(major, minor, patch))
+    return f"{major[0]}.{minor[0]}.{patch[0]}"
+
+
+def platform():
+    """"nvidia" or "amd": the vendor this build of the library targets."""
+    return ffi.string(lib.hk_platform_name(_out("hk_platform", lib.hk_platform_get))).decode()
+
+
+def runtime_version():
+    """Version number of the vendor runtime (e.g. 13000 for CUDA 13.0)."""
+    return _out("int", lib.hk_runtime_version)
+
+
+def device_count():
+    """Number of visible GPUs; 0 on a machine without a GPU or a driver."""
+    return _out("int", lib.hk_device_count)
+
+
+def _device_id(device):
+    """None means the current device; accept a Device or an int."""
+    if device is None:
+        return _out("int", lib.hk_device_get)
+    return device.id if isinstance(device, Device) else _index(device, "device")
+
+
+def _index(value, what):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__}")
+    return value.__index__()
+
+
+def _size(value, what):
+    value = _index(value, what)
+    if value < 0:
+        raise ValueError(f"{what} must not be negative, got {value}")
+    return value
+
+
+def _info_property(field):
+    return property(lambda self: self.info()[field], doc=f"hk_device_info.{field}")
+
+
+class Device:
+    """GPU number `id`. `with Device(i):` makes it current and restores the previous one."""
+
+    def __init__(self, id=0):
+        self.id = _index(id, "device id")
+        self._previous = []  # a stack, so one Device can be entered re-entrantly
+
+    def info(self):
+        """All of hk_device_info as a dict (free_memory is measured now)."""
+        info = ffi.new("hk_device_info *")
+        check(lib.hk_device_get_info(self.id, info))
+        fields = {name: getattr(info, name) for name, _ in ffi.typeof("hk_device_info").fields}
+        fields["name"] = ffi.string(info.name).decode(errors="replace")
+        fields["arch"] = ffi.string(info.arch).decode(errors="replace")
+        return fields
+
+    name = _info_property("name")
+    arch = _info_property("arch")
+    multiprocessor_count = _info_property("multiprocessor_count")
+    warp_size = _info_property("warp_size")
+    max_threads_per_block = _info_property("max_threads_per_block")
+    total_memory = _info_property("total_memory")
+    free_memory = _info_property("free_memory")
+    shared_memory_per_block = _info_property("shared_memory_per_block")
+    l2_cache_size = _info_property("l2_cache_size")
+    pci_bus_id = _info_property("pci_bus_id")
+
+    @property
+    def compute_capability(self):
+        info = self.info()
+        return (info["compute_major"], info["compute_minor"])
+
+    def synchronize(self):
+        """Wait for all work on this device."""
+        with self:
+            check(lib.hk_device_synchronize())
+
+    def __enter__(self):
+        previous = _out("int", lib.hk_device_get)
+        check(lib.hk_device_set(self.id))
+        self._previous.append(previous)
+        return self
+
+    def __exit__(self, *exc):
+        check(lib.hk_device_set(self._previous.pop()))
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("hipkit.Device", self.id))
+
+    def __repr__(self):
+        return f"<hipkit.Device {self.id}>"
+
+
+def get_device():
+    """The calling thread's current device."""
+    return Device(_out("int", lib.hk_device_get))
+
+
+class _Handle:
+    """One C handle with deterministic release: close(), `with`, or collection."""
+
+    _create = _destroy = _ctype = None
+
+    def __init__(self):
+        self._handle = _out(self._ctype, self._create)
+        self._closed = False
+        # On collection, destroy the handle, ignoring the status: nobody is
+        # left to report it to. atexit=False: once the interpreter starts
+        # shutting down, weakref.finalize never calls into the library again;
+        # the process exit releases the handle anyway.
+        self._finalizer = weakref.finalize(self, self._destroy, self._handle)
+        self._finalizer.atexit = False
+
+    def close(self):
+        """Destroy the handle now. Closing twice does nothing; any other use
+        afterwards raises InvalidHandleError (the library keeps track)."""
+        if not self._closed:
+            self._closed = True
+            self._finalizer.detach()
+            check(self._destroy(self._handle))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Stream(_Handle):
+    """A stream on the current device. Ops take `stream=`; None is the default stream."""
+
+    _create, _destroy, _ctype = lib.hk_stream_create, lib.hk_stream_destroy, "hk_stream"
+
+    @property
+    def device(self):
+        return Device(_out("int", lib.hk_stream_get_device, self._handle))
+
+    def synchronize(self):
+        check(lib.hk_stream_synchronize(self._handle))
+
+    def query(self):
+        """True when all work queued so far is done."""
+        return _done(lib.hk_stream_query(self._handle))
+
+    def wait_event(self, event):
+        """Work queued on this stream from now on waits for `event`."""
+        if not isinstance(event, Event):
+            raise TypeError(f"wait_event needs a hipkit.Event, got {type(event).__name__}")
+        check(lib.hk_stream_wait_event(self._handle, event._handle))
+
+    def __repr__(self):
+        return f"<hipkit.Stream {'closed' if self._closed else hex(int(ffi.cast('uintptr_t', self._handle)))}>"
+
+
+class Event(_Handle):
+    """A timing event on the current device: record(), then elapsed_ms(later)."""
+
+    _create, _destroy, _ctype = lib.hk_event_create, lib.hk_event_destroy, "hk_event"
+
+    def record(self, stream=None):
+        """Record on `stream` (None: the default stream); returns self."""
+        check(lib.hk_event_record(self._handle, _stream_handle(stream)))
+        return self
+
+    def synchronize(self):
+        check(lib.hk_event_synchronize(self._handle))
+
+    def query(self):
+        """True when the work recorded before this event is done."""
+        return _done(lib.hk_event_query(self._handle))
+
+    def elapsed_ms(self, end):
+        """Milliseconds from this event to `end`; both recorded and completed."""
+        if not isinstance(end, Event):
+            raise TypeError(f"elapsed_ms needs a hipkit.Event, got {type(end).__name__}")
+        milliseconds = ffi.new("float *")
+        check(lib.hk_event_elapsed_ms(milliseconds, self._handle, end._handle))
+        return milliseconds[0]
+
+    def __repr__(self):
+        return f"<hipkit.Event {'closed' if self._closed else 'open'}>"
+
+
+def _done(status):
+    if status == lib.HK_ERROR_NOT_READY:
+        return False
+    check(status)
+    return True
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return ffi.NULL
+    if not isinstance(stream, Stream):
+        raise TypeError(f"stream must be a hipkit.Stream or None, got {type(stream).__name__}")
+    return stream._handle
+
+
+# ------------------------------------------------------------- memory pool
+
+def pool_stats(device=None):
+    """The device's pool counters (bytes_in_use, bytes_cached, limit, ...) as a dict."""
+    stats = ffi.new("hk_pool_stats *")
+    check(lib.hk_pool_get_stats(_device_id(device), stats))
+    return {name: getattr(stats, name) for name, _ in ffi.typeof("hk_pool_stats").fields}
+
+
+def set_pool_limit(bytes, device=None):
+    """Cap the memory the pool holds (in use + cached); 0 removes the cap."""
+    check(lib.hk_pool_set_limit(_device_id(device), _size(bytes, "bytes")))
+
+
+def trim_pool(keep_bytes=0, device=None):
+    """Give cached blocks back until at most keep_bytes stay cached."""
+    check(lib.hk_pool_trim(_device_id(device), _size(keep_bytes, "keep_bytes")))

@@ -1,0 +1,137 @@
+// elementwise.hip: fill, iota, axpy and the binary arithmetic ops. Op meaning
+// per dtype is written once as functors; one grid-stride map skeleton runs them,
+// with 16-byte vector accesses when every pointer allows it.
+#include "gpu/gpu.h"
+#include "hipkit_device.h"
+#include "kernels.h"
+#include "launch.h"
+
+namespace {
+
+// ---- op semantics (NumPy's): integer arithmetic wraps, floor division for ints
+template <typename T> struct add_op {
+    HK_DEVICE T operator()(T a, T b) const { return hk_wrap_add(a, b); }
+};
+template <typename T> struct subtract_op {
+    HK_DEVICE T operator()(T a, T b) const { return hk_wrap_sub(a, b); }
+};
+template <typename T> struct multiply_op {
+    HK_DEVICE T operator()(T a, T b) const { return hk_wrap_mul(a, b); }
+};
+template <typename T> struct divide_op {
+    HK_DEVICE T operator()(T a, T b) const { return hk_divide(a, b); }
+};
+template <typename T> struct axpy_op {
+    T alpha;
+    HK_DEVICE T operator()(T x, T y) const { return hk_wrap_add(hk_wrap_mul(alpha, x), y); }
+};
+
+// ---- skeletons
+
+template <typename T> struct alignas(16) vec16 {
+    T v[16 / sizeof(T)];
+};
+
+template <typename T, typename Op>
+__global__ void map2_kernel(const T *a, const T *b, T *out, size_t n, Op op)
+{
+    for (size_t i = hk_global_index(); i < n; i += hk_grid_stride())
+        out[i] = op(a[i], b[i]);
+}
+
+template <typename T, typename Op>
+__global__ void map2_vec_kernel(const T *a, const T *b, T *out, size_t n, Op op)
+{
+    constexpr int W = 16 / sizeof(T);
+    const size_t nvec = n / W;
+    const vec16<T> *va = reinterpret_cast<const vec16<T> *>(a);
+    const vec16<T> *vb = reinterpret_cast<const vec16<T> *>(b);
+    vec16<T> *vo = reinterpret_cast<vec16<T> *>(out);
+    for (size_t i = hk_global_index(); i < nvec; i += hk_grid_stride()) {
+        vec16<T> x = va[i], y = vb[i], r;
+#pragma unroll
+        for (int k = 0; k < W; k++)
+            r.v[k] = op(x.v[k], y.v[k]);
+        vo[i] = r;
+    }
+    for (size_t i = nvec * W + hk_global_index(); i < n; i += hk_grid_stride())
+        out[i] = op(a[i], b[i]);
+}
+
+template <typename T> __global__ void fill_kernel(T *dst, size_t n, T value)
+{
+    for (size_t i = hk_global_index(); i < n; i += hk_grid_stride())
+        dst[i] = value;
+}
+
+template <typename T> __global__ void iota_kernel(T *dst, size_t n, T start, T step)
+{
+    for (size_t i = hk_global_index(); i < n; i += hk_grid_stride())
+        dst[i] = hk_iota_value(start, step, i);
+}
+
+template <typename T, typename Op> int map2(const hkk_launch *l, const void *a, const void *b, void *out, size_t n, Op op)
+{
+    const T *pa = static_cast<const T *>(a), *pb = static_cast<const T *>(b);
+    T *po = static_cast<T *>(out);
+    if (hk_aligned16(a) && hk_aligned16(b) && hk_aligned16(out)) {
+        dim3 grid = hk_grid_for(l, n / (16 / sizeof(T)) + 1, HK_BLOCK);
+        map2_vec_kernel<T, Op><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(pa, pb, po, n, op);
+    } else {
+        map2_kernel<T, Op><<<hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(pa, pb, po, n, op);
+    }
+    return hk_launch_error();
+}
+
+template <typename T> int binary_typed(const hkk_launch *l, hk_binary_op op, const void *a, const void *b, void *out, size_t n)
+{
+    switch (op) {
+    case HK_ADD: return map2<T>(l, a, b, out, n, add_op<T>{});
+    case HK_SUBTRACT: return map2<T>(l, a, b, out, n, subtract_op<T>{});
+    case HK_MULTIPLY: return map2<T>(l, a, b, out, n, multiply_op<T>{});
+    case HK_DIVIDE: return map2<T>(l, a, b, out, n, divide_op<T>{});
+    }
+    return hipErrorInvalidValue;
+}
+
+template <typename T> int fill_typed(const hkk_launch *l, void *dst, size_t n, const void *value)
+{
+    fill_kernel<T><<<hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<T *>(dst), n,
+                                                                               *static_cast<const T *>(value));
+    return hk_launch_error();
+}
+
+template <typename T> int iota_typed(const hkk_launch *l, void *dst, size_t n, const void *start, const void *step)
+{
+    iota_kernel<T><<<hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(
+        static_cast<T *>(dst), n, *static_cast<const T *>(start), *static_cast<const T *>(step));
+    return hk_launch_error();
+}
+
+template <typename T> int axpy_typed(const hkk_launch *l, size_t n, const void *alpha, const void *x, void *y)
+{
+    return map2<T>(l, x, y, y, n, axpy_op<T>{*static_cast<const T *>(alpha)});
+}
+
+} // namespace
+
+extern "C" int hkk_binary(const hkk_launch *l, hk_binary_op op, hk_dtype dtype, size_t n, const void *a,
+                          const void *b, void *out)
+{
+    HK_DISPATCH_ARITHMETIC(dtype, binary_typed, l, op, a, b, out, n);
+}
+
+extern "C" int hkk_fill(const hkk_launch *l, hk_dtype dtype, void *dst, size_t n, const void *value)
+{
+    HK_DISPATCH_ARITHMETIC(dtype, fill_typed, l, dst, n, value);
+}
+
+extern "C" int hkk_iota(const hkk_launch *l, hk_dtype dtype, void *dst, size_t n, const void *start, const void *step)
+{
+    HK_DISPATCH_ARITHMETIC(dtype, iota_typed, l, dst, n, start, step);
+}
+
+extern "C" int hkk_axpy(const hkk_launch *l, hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y)
+{
+    HK_DISPATCH_ARITHMETIC(dtype, axpy_typed, l, n, alpha, x, y);
+}

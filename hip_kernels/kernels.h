@@ -1,0 +1,32 @@
+/* kernels.h: C entry points of the built-in kernels (the .hip files here),
+ * called by the GPU backend. Each launches on `launch->stream` and returns the
+ * vendor error code (0 = success) after checking the launch error. */
+#ifndef HIPKIT_KERNELS_H
+#define HIPKIT_KERNELS_H
+
+#include <stddef.h>
+
+#include "hipkit/hipkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hkk_launch {
+    void *stream;             /* vendor stream, NULL = default */
+    int multiprocessor_count; /* of the current device, sizes the grid */
+} hkk_launch;
+
+int hkk_fill(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *value);
+int hkk_iota(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *start, const void *step);
+int hkk_axpy(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y);
+int hkk_binary(const hkk_launch *launch, hk_binary_op op, hk_dtype dtype, size_t n, const void *a, const void *b,
+               void *out);
+/* Bytes of scratch device memory hkk_sum needs for n elements. */
+size_t hkk_sum_scratch_bytes(const hkk_launch *launch, hk_dtype dtype, size_t n);
+int hkk_sum(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

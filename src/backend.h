@@ -1,0 +1,41 @@
+/* backend.h: what differs per kind of device, as one small table of
+ * functions (allocate, copy, order streams, launch an op family). The GPU
+ * table is in backend_gpu.c; a host (CPU) table can stand beside it later
+ * without touching the public API. Arguments arrive validated; each function
+ * records its own error text and returns a status. */
+#ifndef HIPKIT_BACKEND_H
+#define HIPKIT_BACKEND_H
+
+#include "internal.h"
+
+typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
+
+typedef struct hk__backend {
+    /* memory of the current device (alloc, release) and pinned host memory */
+    hk_status (*device_alloc)(const char *fn, void **ptr, size_t bytes);
+    hk_status (*device_release)(const char *fn, void *ptr);
+    hk_status (*host_alloc)(const char *fn, void **ptr, size_t bytes);
+    hk_status (*host_release)(const char *fn, void *ptr);
+    hk_status (*free_memory)(const char *fn, size_t *free_bytes);
+    hk_status (*synchronize)(const char *fn);
+    /* Work queued on `waiter` from now on waits for the work already queued on `producer`. */
+    hk_status (*stream_order)(const char *fn, void *producer, void *waiter);
+    /* copies and memset; a NULL stream with async=false means synchronous */
+    hk_status (*copy)(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind,
+                      void *stream, bool async);
+    hk_status (*memset)(const char *fn, void *dst, int value, size_t bytes, void *stream, bool async);
+    /* op families; `stream` is the vendor stream */
+    hk_status (*fill)(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *value);
+    hk_status (*iota)(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *start,
+                      const void *step);
+    hk_status (*axpy)(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *alpha, const void *x,
+                      void *y);
+    hk_status (*binary)(const char *fn, void *stream, hk_binary_op op, hk_dtype dtype, size_t n, const void *a,
+                        const void *b, void *out);
+    hk_status (*sum)(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *x, void *result);
+} hk__backend;
+
+/* The table for the calling thread's current device. */
+const hk__backend *hk__backend_current(void);
+
+#endif

@@ -1,0 +1,302 @@
+// common.h: what the C API tests share: is there a GPU (skip or fail), status
+// assertions that print hk_last_error(), random seeds, and RAII owners.
+#ifndef HIPKIT_TESTS_COMMON_H
+#define HIPKIT_TESTS_COMMON_H
+
+#include <hipkit/hipkit.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+// Failures print "HK_ERROR_NO_DEVICE (2)" rather than a bare number. Found by
+// argument-dependent lookup: hk_status lives in the global namespace.
+inline void PrintTo(hk_status status, std::ostream *os)
+{
+    *os << hk_status_name(status) << " (" << static_cast<int>(status) << ")";
+}
+
+namespace hktest {
+
+inline bool gpu_available()
+{
+    static const bool available = [] {
+        int count = 0;
+        return hk_device_count(&count) == HK_SUCCESS && count > 0;
+    }();
+    return available;
+}
+
+// HIPKIT_REQUIRE_GPU=1 turns "no GPU, skipped" into a failure (for GPU CI).
+inline bool gpu_required()
+{
+    const char *value = std::getenv("HIPKIT_REQUIRE_GPU");
+    return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+inline std::string lower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
+inline ::testing::AssertionResult contains_ignoring_case(const std::string &text, const std::string &part)
+{
+    if (lower(text).find(lower(part)) != std::string::npos)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "\"" << text << "\" does not mention \"" << part << "\"";
+}
+
+// The message starts with the function's name as a whole word, so
+// "hk_malloc_async: ..." does not count as naming hk_malloc.
+inline ::testing::AssertionResult starts_with_function(const std::string &message, const std::string &function)
+{
+    bool named = message.compare(0, function.size(), function) == 0 &&
+                 (message.size() == function.size() ||
+                  !(std::isalnum(static_cast<unsigned char>(message[function.size()])) ||
+                    message[function.size()] == '_'));
+    if (named)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "hk_last_error() is \"" << message << "\", which does not start with \""
+                                         << function << "\"";
+}
+
+inline uint64_t fresh_seed()
+{
+    std::random_device device;
+    return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+// Element type <-> hk_dtype, and the byte that poisons an output buffer:
+// 0xFF makes every float a NaN; 0x7F makes integers 0x7F7F... (unlikely data).
+template <typename T> struct Dtype;
+template <> struct Dtype<float> {
+    static constexpr hk_dtype value = HK_FLOAT32;
+    static constexpr int poison_byte = 0xFF;
+};
+template <> struct Dtype<double> {
+    static constexpr hk_dtype value = HK_FLOAT64;
+    static constexpr int poison_byte = 0xFF;
+};
+template <> struct Dtype<int32_t> {
+    static constexpr hk_dtype value = HK_INT32;
+    static constexpr int poison_byte = 0x7F;
+};
+template <> struct Dtype<int64_t> {
+    static constexpr hk_dtype value = HK_INT64;
+    static constexpr int poison_byte = 0x7F;
+};
+
+// Device memory from hk_malloc, freed on scope exit unless released.
+class DeviceMemory {
+  public:
+    DeviceMemory() = default;
+    DeviceMemory(const DeviceMemory &) = delete;
+    DeviceMemory &operator=(const DeviceMemory &) = delete;
+    ~DeviceMemory()
+    {
+        if (ptr_)
+            hk_free(ptr_);
+    }
+    hk_status allocate(size_t bytes)
+    {
+        bytes_ = bytes;
+        return hk_malloc(&ptr_, bytes);
+    }
+    void *get() const { return ptr_; }
+    template <typename T> T *as() const { return static_cast<T *>(ptr_); }
+    size_t bytes() const { return bytes_; }
+    void *release()
+    {
+        void *ptr = ptr_;
+        ptr_ = nullptr;
+        return ptr;
+    }
+
+  private:
+    void *ptr_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+// Pinned host memory from hk_host_malloc.
+class PinnedMemory {
+  public:
+    PinnedMemory() = default;
+    PinnedMemory(const PinnedMemory &) = delete;
+    PinnedMemory &operator=(const PinnedMemory &) = delete;
+    ~PinnedMemory()
+    {
+        if (ptr_)
+            hk_host_free(ptr_);
+    }
+    hk_status allocate(size_t bytes) { return hk_host_malloc(&ptr_, bytes); }
+    void *get() const { return ptr_; }
+    template <typename T> T *as() const { return static_cast<T *>(ptr_); }
+    void *release()
+    {
+        void *ptr = ptr_;
+        ptr_ = nullptr;
+        return ptr;
+    }
+
+  private:
+    void *ptr_ = nullptr;
+};
+
+class Stream {
+  public:
+    Stream() = default;
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+    ~Stream()
+    {
+        if (stream_)
+            hk_stream_destroy(stream_);
+    }
+    hk_status create() { return hk_stream_create(&stream_); }
+    hk_stream get() const { return stream_; }
+    hk_stream release()
+    {
+        hk_stream stream = stream_;
+        stream_ = nullptr;
+        return stream;
+    }
+
+  private:
+    hk_stream stream_ = nullptr;
+};
+
+class Event {
+  public:
+    Event() = default;
+    Event(const Event &) = delete;
+    Event &operator=(const Event &) = delete;
+    ~Event()
+    {
+        if (event_)
+            hk_event_destroy(event_);
+    }
+    hk_status create() { return hk_event_create(&event_); }
+    hk_event get() const { return event_; }
+    hk_event release()
+    {
+        hk_event event = event_;
+        event_ = nullptr;
+        return event;
+    }
+
+  private:
+    hk_event event_ = nullptr;
+};
+
+// Handles that hipkit never created. Handles are table-encoded integers, never
+// dereferenced, so passing these is safe.
+inline hk_stream bogus_stream() { return reinterpret_cast<hk_stream>(static_cast<uintptr_t>(0x1234)); }
+inline hk_event bogus_event() { return reinterpret_cast<hk_event>(static_cast<uintptr_t>(0x1234)); }
+
+// Memory for argument checks that must be refused before any work is queued.
+// With a GPU it is real device memory, so a check the library forgets touches
+// only memory the test owns; without one it is an address never dereferenced
+// (the library must refuse, or stop at its no-device check, first).
+class Scratch {
+  public:
+    hk_status init(size_t bytes)
+    {
+        if (gpu_available())
+            return memory_.allocate(bytes);
+        fake_ = reinterpret_cast<void *>(static_cast<uintptr_t>(0x7f0000000000ull));
+        return HK_SUCCESS;
+    }
+    // base + offset bytes: offset 1 misaligns for every dtype but bool/int8/uint8.
+    void *at(size_t offset = 0) const
+    {
+        char *base = static_cast<char *>(memory_.get() ? memory_.get() : fake_);
+        return base + offset;
+    }
+
+  private:
+    DeviceMemory memory_;
+    void *fake_ = nullptr;
+};
+
+} // namespace hktest
+
+// Skip (or, with HIPKIT_REQUIRE_GPU=1, fail) when the machine has no GPU.
+// Use at the top of a test body or of a fixture's SetUp().
+#define SKIP_WITHOUT_GPU()                                                                                   \
+    do {                                                                                                     \
+        if (!::hktest::gpu_available()) {                                                                    \
+            if (::hktest::gpu_required())                                                                    \
+                FAIL() << "HIPKIT_REQUIRE_GPU=1, but no GPU: hk_device_count() == 0";                        \
+            GTEST_SKIP() << "no GPU: hk_device_count() == 0";                                                \
+        }                                                                                                    \
+    } while (0)
+
+// For tests of what happens on a machine without a GPU.
+#define SKIP_WITH_GPU()                                                                                      \
+    do {                                                                                                     \
+        if (::hktest::gpu_available())                                                                       \
+            GTEST_SKIP() << "a GPU is present; this test checks the behaviour without one";                  \
+    } while (0)
+
+#define HKTEST_CHECK_OK_(assertion, expr)                                                                    \
+    do {                                                                                                     \
+        const hk_status hktest_status_ = (expr);                                                             \
+        const std::string hktest_message_ = hk_last_error();                                                 \
+        assertion(hktest_status_, HK_SUCCESS) << #expr << "\n  hk_last_error(): " << hktest_message_;        \
+    } while (0)
+
+// The call succeeds; otherwise print the status name and hk_last_error().
+#define ASSERT_HK_OK(expr) HKTEST_CHECK_OK_(ASSERT_EQ, expr)
+#define EXPECT_HK_OK(expr) HKTEST_CHECK_OK_(EXPECT_EQ, expr)
+
+// The call returns `expected` (no check of the message).
+#define EXPECT_HK_STATUS(expected, expr)                                                                     \
+    do {                                                                                                     \
+        const hk_status hktest_status_ = (expr);                                                             \
+        const std::string hktest_message_ = hk_last_error();                                                 \
+        EXPECT_EQ(hktest_status_, (expected)) << #expr << "\n  hk_last_error(): " << hktest_message_;        \
+    } while (0)
+
+// The call fails with `expected` and hk_last_error() starts with `function`.
+#define EXPECT_HK_FAILS(expected, function, expr)                                                            \
+    do {                                                                                                     \
+        const hk_status hktest_status_ = (expr);                                                             \
+        const std::string hktest_message_ = hk_last_error();                                                 \
+        EXPECT_EQ(hktest_status_, (expected)) << #expr << "\n  hk_last_error(): " << hktest_message_;        \
+        EXPECT_TRUE(::hktest::starts_with_function(hktest_message_, (function))) << #expr;                   \
+    } while (0)
+
+// Without a GPU the call fails with HK_ERROR_NO_DEVICE, and its message names
+// the function and says "no GPU".
+#define EXPECT_SAYS_NO_GPU(function, expr)                                                                   \
+    do {                                                                                                     \
+        const hk_status hktest_status_ = (expr);                                                             \
+        const std::string hktest_message_ = hk_last_error();                                                 \
+        EXPECT_EQ(hktest_status_, HK_ERROR_NO_DEVICE) << #expr << "\n  hk_last_error(): " << hktest_message_; \
+        EXPECT_TRUE(::hktest::starts_with_function(hktest_message_, (function))) << #expr;                   \
+        EXPECT_TRUE(::hktest::contains_ignoring_case(hktest_message_, "no GPU")) << #expr;                   \
+    } while (0)
+
+// A fresh random seed, printed with every failure in the enclosing scope.
+#define HKTEST_SEEDED_RNG(rng)                                                                               \
+    const uint64_t rng##_seed = ::hktest::fresh_seed();                                                      \
+    SCOPED_TRACE("random seed " + std::to_string(rng##_seed));                                               \
+    std::mt19937_64 rng(rng##_seed)
+
+// Fixture for tests that need a GPU.
+class GpuTest : public ::testing::Test {
+  protected:
+    void SetUp() override { SKIP_WITHOUT_GPU(); }
+};
+
+#endif
