@@ -6,7 +6,8 @@
 #include "kernels.h"
 #include "launch.h"
 
-namespace {
+namespace
+{
 
 // ---- op semantics (NumPy's): integer arithmetic wraps, floor division for ints
 template <typename T> struct add_op {
@@ -32,15 +33,13 @@ template <typename T> struct alignas(16) vec16 {
     T v[16 / sizeof(T)];
 };
 
-template <typename T, typename Op>
-__global__ void map2_kernel(const T *a, const T *b, T *out, size_t n, Op op)
+template <typename T, typename Op> __global__ void map2_kernel(const T *a, const T *b, T *out, size_t n, Op op)
 {
     for (size_t i = hk_global_index(); i < n; i += hk_grid_stride())
         out[i] = op(a[i], b[i]);
 }
 
-template <typename T, typename Op>
-__global__ void map2_vec_kernel(const T *a, const T *b, T *out, size_t n, Op op)
+template <typename T, typename Op> __global__ void map2_vec_kernel(const T *a, const T *b, T *out, size_t n, Op op)
 {
     constexpr int W = 16 / sizeof(T);
     const size_t nvec = n / W;
@@ -70,7 +69,8 @@ template <typename T> __global__ void iota_kernel(T *dst, size_t n, T start, T s
         dst[i] = hk_iota_value(start, step, i);
 }
 
-template <typename T, typename Op> int map2(const hkk_launch *l, const void *a, const void *b, void *out, size_t n, Op op)
+template <typename T, typename Op>
+int map2(const hkk_launch *l, const void *a, const void *b, void *out, size_t n, Op op)
 {
     const T *pa = static_cast<const T *>(a), *pb = static_cast<const T *>(b);
     T *po = static_cast<T *>(out);
@@ -83,7 +83,8 @@ template <typename T, typename Op> int map2(const hkk_launch *l, const void *a, 
     return hk_launch_error();
 }
 
-template <typename T> int binary_typed(const hkk_launch *l, hk_binary_op op, const void *a, const void *b, void *out, size_t n)
+template <typename T>
+int binary_typed(const hkk_launch *l, hk_binary_op op, const void *a, const void *b, void *out, size_t n)
 {
     switch (op) {
     case HK_ADD: return map2<T>(l, a, b, out, n, add_op<T>{});
@@ -97,7 +98,7 @@ template <typename T> int binary_typed(const hkk_launch *l, hk_binary_op op, con
 template <typename T> int fill_typed(const hkk_launch *l, void *dst, size_t n, const void *value)
 {
     fill_kernel<T><<<hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<T *>(dst), n,
-                                                                               *static_cast<const T *>(value));
+                                                                                      *static_cast<const T *>(value));
     return hk_launch_error();
 }
 
@@ -115,8 +116,8 @@ template <typename T> int axpy_typed(const hkk_launch *l, size_t n, const void *
 
 } // namespace
 
-extern "C" int hkk_binary(const hkk_launch *l, hk_binary_op op, hk_dtype dtype, size_t n, const void *a,
-                          const void *b, void *out)
+extern "C" int hkk_binary(const hkk_launch *l, hk_binary_op op, hk_dtype dtype, size_t n, const void *a, const void *b,
+                          void *out)
 {
     HK_DISPATCH_ARITHMETIC(dtype, binary_typed, l, op, a, b, out, n);
 }

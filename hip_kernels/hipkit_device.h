@@ -15,11 +15,26 @@
 
 /* Global index and grid-wide stride for grid-stride loops, in 64 bits so
  * arrays beyond 2^31 elements are safe. */
-HK_DEVICE size_t hk_global_index() { return (size_t)blockIdx.x * blockDim.x + threadIdx.x; }
-HK_DEVICE size_t hk_grid_stride() { return (size_t)gridDim.x * blockDim.x; }
-HK_DEVICE int hk_warp_size() { return warpSize; }
-HK_DEVICE int hk_lane() { return (int)(threadIdx.x % (unsigned)warpSize); }
-HK_DEVICE int hk_warp_index() { return (int)(threadIdx.x / (unsigned)warpSize); }
+HK_DEVICE size_t hk_global_index()
+{
+    return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+HK_DEVICE size_t hk_grid_stride()
+{
+    return (size_t)gridDim.x * blockDim.x;
+}
+HK_DEVICE int hk_warp_size()
+{
+    return warpSize;
+}
+HK_DEVICE int hk_lane()
+{
+    return (int)(threadIdx.x % (unsigned)warpSize);
+}
+HK_DEVICE int hk_warp_index()
+{
+    return (int)(threadIdx.x / (unsigned)warpSize);
+}
 
 /* Shuffle down across the whole warp (all lanes active). */
 template <typename T> HK_DEVICE T hk_shfl_down(T value, int delta)

@@ -6,7 +6,8 @@
 #include "kernels.h"
 #include "launch.h"
 
-namespace {
+namespace
+{
 
 constexpr int SUM_BLOCK = 512;
 
@@ -24,7 +25,9 @@ template <typename T> __global__ void sum_partial_kernel(const T *x, size_t n, T
     size_t start = 0;
     if (vectorized) {
         constexpr int W = 16 / sizeof(T);
-        struct alignas(16) v16 { T v[W]; };
+        struct alignas(16) v16 {
+            T v[W];
+        };
         const v16 *vx = reinterpret_cast<const v16 *>(x);
         const size_t nvec = n / W;
         T lane_acc[W];
@@ -60,7 +63,10 @@ template <typename T> __global__ void sum_final_kernel(const T *partials, size_t
         *result = acc;
 }
 
-template <typename T> __global__ void store_zero_kernel(T *result) { *result = T(0); }
+template <typename T> __global__ void store_zero_kernel(T *result)
+{
+    *result = T(0);
+}
 
 template <typename T> int sum_typed(const hkk_launch *l, size_t n, const void *x, void *scratch, void *result)
 {

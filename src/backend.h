@@ -21,8 +21,8 @@ typedef struct hk__backend {
     /* Work queued on `waiter` from now on waits for the work already queued on `producer`. */
     hk_status (*stream_order)(const char *fn, void *producer, void *waiter);
     /* copies and memset; a NULL stream with async=false means synchronous */
-    hk_status (*copy)(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind,
-                      void *stream, bool async);
+    hk_status (*copy)(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind, void *stream,
+                      bool async);
     hk_status (*memset)(const char *fn, void *dst, int value, size_t bytes, void *stream, bool async);
     /* op families; `stream` is the vendor stream */
     hk_status (*fill)(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *value);

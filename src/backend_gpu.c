@@ -4,11 +4,11 @@
 #include "backend.h"
 #include "gpu/gpu.h"
 
-#define GPU_CALL(fn, call)                                                                                         \
-    do {                                                                                                           \
-        hipError_t gpu_call_error_ = (call);                                                                       \
-        if (gpu_call_error_ != hipSuccess)                                                                         \
-            return hk__fail_gpu(gpu_call_error_, fn, #call);                                                       \
+#define GPU_CALL(fn, call)                                                                                             \
+    do {                                                                                                               \
+        hipError_t gpu_call_error_ = (call);                                                                           \
+        if (gpu_call_error_ != hipSuccess)                                                                             \
+            return hk__fail_gpu(gpu_call_error_, fn, #call);                                                           \
     } while (0)
 
 static hk_status device_alloc(const char *fn, void **ptr, size_t bytes)
@@ -115,8 +115,7 @@ static hk_status iota(const char *fn, void *stream, hk_dtype dtype, void *dst, s
     return launched(fn, hkk_iota(&l, dtype, dst, n, start, step), "launching the iota kernel");
 }
 
-static hk_status axpy(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *alpha, const void *x,
-                      void *y)
+static hk_status axpy(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y)
 {
     hkk_launch l = launch_for(stream);
     return launched(fn, hkk_axpy(&l, dtype, n, alpha, x, y), "launching the axpy kernel");
@@ -150,8 +149,11 @@ static hk_status sum(const char *fn, void *stream, hk_dtype dtype, size_t n, con
 }
 
 static const hk__backend gpu_backend = {
-    device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order,
-    copy,         set,            fill,       iota,         axpy,        binary,      sum,
+    device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order, copy,
+    set,          fill,           iota,       axpy,         binary,      sum,
 };
 
-const hk__backend *hk__backend_current(void) { return &gpu_backend; }
+const hk__backend *hk__backend_current(void)
+{
+    return &gpu_backend;
+}

@@ -2,8 +2,8 @@
 #include "backend.h"
 #include "internal.h"
 
-static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind,
-                      hk_stream stream, bool async)
+static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind, hk_stream stream,
+                      bool async)
 {
     void *vendor_stream = NULL;
     hk_status s = HK_SUCCESS;
@@ -15,14 +15,14 @@ static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, 
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s is NULL but %zu bytes are to be copied",
                         !dst ? "dst" : "src", bytes);
     if ((uintptr_t)dst > UINTPTR_MAX - bytes || (uintptr_t)src > UINTPTR_MAX - bytes)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%zu bytes from %p to %p run past the address space",
-                        bytes, src, dst);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%zu bytes from %p to %p run past the address space", bytes, src,
+                        dst);
     if (kind == HK__DEVICE_TO_DEVICE) {
         uintptr_t d = (uintptr_t)dst, r = (uintptr_t)src;
         if (d < r + bytes && r < d + bytes)
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                            "source [%p, +%zu) and destination [%p, +%zu) overlap; copy through a temporary",
-                            src, bytes, dst, bytes);
+                            "source [%p, +%zu) and destination [%p, +%zu) overlap; copy through a temporary", src,
+                            bytes, dst, bytes);
     }
     if ((s = hk__require_gpu(fn)) != HK_SUCCESS)
         return s;
@@ -78,7 +78,10 @@ static hk_status set(const char *fn, void *dst, int value, size_t bytes, hk_stre
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
-hk_status hk_memset(void *dst, int value, size_t bytes) { return set("hk_memset", dst, value, bytes, NULL, false); }
+hk_status hk_memset(void *dst, int value, size_t bytes)
+{
+    return set("hk_memset", dst, value, bytes, NULL, false);
+}
 
 hk_status hk_memset_async(void *dst, int value, size_t bytes, hk_stream stream)
 {

@@ -62,7 +62,10 @@ int hk__device_count(void)
     return device_count;
 }
 
-int hk__current_device(void) { return current_device; }
+int hk__current_device(void)
+{
+    return current_device;
+}
 
 const char *hk__device_name(int device)
 {
@@ -71,14 +74,16 @@ const char *hk__device_name(int device)
     return devices[device].name;
 }
 
-const hk__device_props *hk__device_properties(int device) { return &devices[device].props; }
+const hk__device_props *hk__device_properties(int device)
+{
+    return &devices[device].props;
+}
 
 hk_status hk__require_gpu(const char *function)
 {
     if (hk__device_count() > 0)
         return HK_SUCCESS;
-    return hk__fail(HK_ERROR_NO_DEVICE, function,
-                    "no GPU found (%s); this call needs %s GPU and a working driver",
+    return hk__fail(HK_ERROR_NO_DEVICE, function, "no GPU found (%s); this call needs %s GPU and a working driver",
                     no_device_reason, HK_GPU_PLATFORM == HK_PLATFORM_AMD ? "an AMD" : "an NVIDIA");
 }
 
@@ -91,8 +96,8 @@ hk_status hk__check_device(const char *function, int device)
     if (s != HK_SUCCESS)
         return s;
     if (device >= device_count)
-        return hk__fail(HK_ERROR_INVALID_DEVICE, function, "device %d requested, but only %d device%s (0..%d)",
-                        device, device_count, device_count == 1 ? " exists" : "s exist", device_count - 1);
+        return hk__fail(HK_ERROR_INVALID_DEVICE, function, "device %d requested, but only %d device%s (0..%d)", device,
+                        device_count, device_count == 1 ? " exists" : "s exist", device_count - 1);
     return HK_SUCCESS;
 }
 

@@ -11,7 +11,7 @@
 #define MAX_SLOTS (1u << SLOT_BITS)
 
 typedef struct slot {
-    void *object;    /* the vendor stream or event; NULL when free */
+    void *object; /* the vendor stream or event; NULL when free */
     int device;
     uint32_t generation;
     uint8_t kind;

@@ -16,9 +16,9 @@ static const char any_stream_tag;
 
 typedef struct block {
     void *ptr;
-    size_t size;       /* rounded size actually held */
+    size_t size; /* rounded size actually held */
     int device;
-    void *stream;      /* in use: stream it was allocated on; cached: stream it was freed on */
+    void *stream; /* in use: stream it was allocated on; cached: stream it was freed on */
 } block;
 
 typedef struct free_list {
@@ -33,7 +33,7 @@ typedef struct device_pool {
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static device_pool *pools; /* one per device, created on first use */
-static hk__ptr_map in_use;  /* device pointer -> block */
+static hk__ptr_map in_use; /* device pointer -> block */
 
 static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
 static free_list host_cached;
@@ -150,8 +150,8 @@ static hk_status out_of_memory(const char *fn, size_t bytes, const device_pool *
                         "%s requested on device %d (%s), pool limit %s with %zu bytes in use, %s free on the "
                         "device: %s",
                         asked, device, hk__device_name(device),
-                        hk__format_bytes(pool->stats.limit, limit_text, sizeof limit_text),
-                        pool->stats.bytes_in_use, free_text, reason);
+                        hk__format_bytes(pool->stats.limit, limit_text, sizeof limit_text), pool->stats.bytes_in_use,
+                        free_text, reason);
     return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "%s requested on device %d (%s), %s free: %s", asked, device,
                     hk__device_name(device), free_text, reason);
 }
@@ -192,7 +192,8 @@ hk_status hk__pool_alloc(const char *fn, void **ptr, size_t bytes, void *stream)
             return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "out of host memory for the pool's bookkeeping");
         }
         size_t reserved = pool->stats.bytes_in_use + pool->stats.bytes_cached;
-        bool over_limit = pool->stats.limit && size > pool->stats.limit - (reserved < pool->stats.limit ? reserved : pool->stats.limit);
+        bool over_limit = pool->stats.limit &&
+                          size > pool->stats.limit - (reserved < pool->stats.limit ? reserved : pool->stats.limit);
         void *p = NULL;
         if (!over_limit)
             s = backend->device_alloc(fn, &p, size);
@@ -202,7 +203,8 @@ hk_status hk__pool_alloc(const char *fn, void **ptr, size_t bytes, void *stream)
                 s = release_cached(fn, pool, 0);
             if (s == HK_SUCCESS) {
                 reserved = pool->stats.bytes_in_use;
-                over_limit = pool->stats.limit && size > pool->stats.limit - (reserved < pool->stats.limit ? reserved : pool->stats.limit);
+                over_limit = pool->stats.limit &&
+                             size > pool->stats.limit - (reserved < pool->stats.limit ? reserved : pool->stats.limit);
                 s = over_limit ? HK_ERROR_OUT_OF_MEMORY : backend->device_alloc(fn, &p, size);
             }
             if (s == HK_ERROR_OUT_OF_MEMORY)
@@ -240,14 +242,12 @@ hk_status hk__pool_free(const char *fn, void *ptr, void *stream, bool use_own_st
     block *b = hk__ptr_map_get(&in_use, ptr);
     if (!b) {
         pthread_mutex_unlock(&pool_lock);
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "%p was not allocated by hk_malloc, or was already freed", ptr);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%p was not allocated by hk_malloc, or was already freed", ptr);
     }
     if (!use_own_stream && b->device != hk__current_device()) {
         pthread_mutex_unlock(&pool_lock);
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "%p lives on device %d but the stream is on device %d", ptr, b->device,
-                        hk__current_device());
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%p lives on device %d but the stream is on device %d", ptr,
+                        b->device, hk__current_device());
     }
     device_pool *pool = &pools[b->device];
     if (!use_own_stream)
@@ -468,8 +468,8 @@ hk_status hk_host_free(void *ptr)
     bool cached = b && list_insert(&host_cached, b);
     pthread_mutex_unlock(&host_lock);
     if (!b)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "%p was not allocated by hk_host_malloc, or was already freed", ptr);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%p was not allocated by hk_host_malloc, or was already freed",
+                        ptr);
     if (!cached) { /* no room to cache it: give it straight back */
         hk_status s = hk__backend_current()->host_release(fn, b->ptr);
         free(b);

@@ -4,8 +4,8 @@
 #include "internal.h"
 
 static const size_t dtype_sizes[] = {1, 1, 1, 4, 4, 8, 8, 2, 4, 8};
-static const char *const dtype_names[] = {"bool",   "int8",  "uint8",   "int32",   "uint32",
-                                          "int64",  "uint64", "float16", "float32", "float64"};
+static const char *const dtype_names[] = {"bool",  "int8",   "uint8",   "int32",   "uint32",
+                                          "int64", "uint64", "float16", "float32", "float64"};
 #define DTYPE_COUNT (sizeof dtype_sizes / sizeof dtype_sizes[0])
 
 const char *hk_dtype_name(hk_dtype dtype)
@@ -18,8 +18,8 @@ hk_status hk_dtype_size(hk_dtype dtype, size_t *bytes)
     if (!bytes)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", "bytes must not be NULL");
     if ((unsigned)dtype >= DTYPE_COUNT)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", "dtype %d is not a hk_dtype (0..%d)",
-                        (int)dtype, (int)DTYPE_COUNT - 1);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", "dtype %d is not a hk_dtype (0..%d)", (int)dtype,
+                        (int)DTYPE_COUNT - 1);
     *bytes = dtype_sizes[dtype];
     return hk__ok();
 }
@@ -50,8 +50,8 @@ static hk_status check_array(const char *fn, const char *name, const void *p, hk
     if (!p)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s is NULL but n is %zu", name, n);
     if ((uintptr_t)p % dtype_sizes[dtype])
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s (%p) is not aligned to its element size (%zu bytes)",
-                        name, p, dtype_sizes[dtype]);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s (%p) is not aligned to its element size (%zu bytes)", name,
+                        p, dtype_sizes[dtype]);
     return HK_SUCCESS;
 }
 
@@ -85,14 +85,17 @@ static hk_status begin(const char *fn, hk_stream stream, size_t n, void **vendor
     return *skip ? HK_SUCCESS : hk__require_gpu(fn);
 }
 
-#define TRY(expr)                                                                                                  \
-    do {                                                                                                           \
-        hk_status try_status_ = (expr);                                                                            \
-        if (try_status_ != HK_SUCCESS)                                                                             \
-            return try_status_;                                                                                    \
+#define TRY(expr)                                                                                                      \
+    do {                                                                                                               \
+        hk_status try_status_ = (expr);                                                                                \
+        if (try_status_ != HK_SUCCESS)                                                                                 \
+            return try_status_;                                                                                        \
     } while (0)
 
-static hk_status finish(hk_status s) { return s == HK_SUCCESS ? hk__ok() : s; }
+static hk_status finish(hk_status s)
+{
+    return s == HK_SUCCESS ? hk__ok() : s;
+}
 
 hk_status hk_fill(void *dst, hk_dtype dtype, size_t n, const void *value, hk_stream stream)
 {

@@ -10,8 +10,8 @@
 typedef struct hk__ptr_map {
     const void **keys; /* NULL: empty; TOMBSTONE: deleted */
     void **values;
-    size_t capacity;   /* power of two */
-    size_t used;       /* live + tombstones */
+    size_t capacity; /* power of two */
+    size_t used;     /* live + tombstones */
     size_t live;
 } hk__ptr_map;
 

@@ -27,7 +27,10 @@ const char *hk_status_name(hk_status status)
     return "HK_ERROR_UNKNOWN_STATUS";
 }
 
-const char *hk_last_error(void) { return last_error; }
+const char *hk_last_error(void)
+{
+    return last_error;
+}
 
 hk_status hk__ok(void)
 {
@@ -99,6 +102,6 @@ hk_status hk__fail_gpu(int gpu_error, const char *function, const char *what)
         hint = " (this build of hipkit has no code for this GPU: rebuild with its architecture in HIPKIT_GPU_TARGETS)";
     else if (e == hipErrorIllegalAddress || e == hipErrorLaunchFailure)
         hint = " (a kernel touched memory it does not own; the device context is now unusable, restart the process)";
-    return hk__fail(status, function, "%s failed on device %d (%s): %s: %s%s", what, device,
-                    hk__device_name(device), hipGetErrorName(e), hipGetErrorString(e), hint);
+    return hk__fail(status, function, "%s failed on device %d (%s): %s: %s%s", what, device, hk__device_name(device),
+                    hipGetErrorName(e), hipGetErrorString(e), hint);
 }

@@ -74,17 +74,17 @@ HK_API hk_status hk_runtime_version(int *version);
 #define HK_DEVICE_ARCH_MAX 64
 
 typedef struct hk_device_info {
-    int device;                          /* ordinal */
-    char name[HK_DEVICE_NAME_MAX];       /* "NVIDIA H200", "AMD Instinct MI250X" */
-    char arch[HK_DEVICE_ARCH_MAX];       /* "sm_90", "gfx90a" */
-    int multiprocessor_count;            /* SMs (NVIDIA) or CUs (AMD) */
-    int warp_size;                       /* 32 on NVIDIA, 64 on most AMD GPUs */
+    int device;                    /* ordinal */
+    char name[HK_DEVICE_NAME_MAX]; /* "NVIDIA H200", "AMD Instinct MI250X" */
+    char arch[HK_DEVICE_ARCH_MAX]; /* "sm_90", "gfx90a" */
+    int multiprocessor_count;      /* SMs (NVIDIA) or CUs (AMD) */
+    int warp_size;                 /* 32 on NVIDIA, 64 on most AMD GPUs */
     int max_threads_per_block;
-    size_t total_memory;                 /* bytes */
-    size_t free_memory;                  /* bytes, at the time of the call */
-    size_t shared_memory_per_block;      /* bytes */
-    size_t l2_cache_size;                /* bytes */
-    int compute_major;                   /* compute capability (NVIDIA) or gfx major */
+    size_t total_memory;            /* bytes */
+    size_t free_memory;             /* bytes, at the time of the call */
+    size_t shared_memory_per_block; /* bytes */
+    size_t l2_cache_size;           /* bytes */
+    int compute_major;              /* compute capability (NVIDIA) or gfx major */
     int compute_minor;
     int pci_bus_id;
 } hk_device_info;
@@ -142,12 +142,12 @@ HK_API hk_status hk_free(void *ptr);
 HK_API hk_status hk_free_async(void *ptr, hk_stream stream);
 
 typedef struct hk_pool_stats {
-    size_t bytes_in_use;      /* handed out and not yet freed */
-    size_t bytes_cached;      /* held by the pool for reuse */
-    size_t peak_bytes_in_use; /* high-water mark of bytes_in_use */
-    size_t limit;             /* bytes_in_use + bytes_cached may not exceed this; 0: no limit */
-    uint64_t allocations;     /* successful hk_malloc calls */
-    uint64_t cache_hits;      /* of which served from the cache */
+    size_t bytes_in_use;         /* handed out and not yet freed */
+    size_t bytes_cached;         /* held by the pool for reuse */
+    size_t peak_bytes_in_use;    /* high-water mark of bytes_in_use */
+    size_t limit;                /* bytes_in_use + bytes_cached may not exceed this; 0: no limit */
+    uint64_t allocations;        /* successful hk_malloc calls */
+    uint64_t cache_hits;         /* of which served from the cache */
     uint64_t vendor_allocations; /* calls to the vendor allocator */
 } hk_pool_stats;
 
@@ -214,14 +214,12 @@ typedef enum hk_binary_op {
 /* dst[i] = *value */
 HK_API hk_status hk_fill(void *dst, hk_dtype dtype, size_t n, const void *value, hk_stream stream);
 /* dst[i] = *start + i * *step */
-HK_API hk_status hk_iota(void *dst, hk_dtype dtype, size_t n, const void *start, const void *step,
-                         hk_stream stream);
+HK_API hk_status hk_iota(void *dst, hk_dtype dtype, size_t n, const void *start, const void *step, hk_stream stream);
 /* y[i] = *alpha * x[i] + y[i] */
-HK_API hk_status hk_axpy(hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y,
-                         hk_stream stream);
+HK_API hk_status hk_axpy(hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y, hk_stream stream);
 /* out[i] = a[i] op b[i]; out may equal a or b, other overlaps are refused. */
-HK_API hk_status hk_binary(hk_binary_op op, hk_dtype dtype, size_t n, const void *a, const void *b,
-                           void *out, hk_stream stream);
+HK_API hk_status hk_binary(hk_binary_op op, hk_dtype dtype, size_t n, const void *a, const void *b, void *out,
+                           hk_stream stream);
 /* *result_device = sum of x[0..n) (0 for n == 0), float32 and float64 only;
  * the result stays on the device (copy it back, or pass it to another op). */
 HK_API hk_status hk_sum(hk_dtype dtype, size_t n, const void *x, void *result_device, hk_stream stream);

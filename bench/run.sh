@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# bench/run.sh BUILD_DIR: run every benchmark against a build made with
+# -DHIPKIT_BUILD_BENCH=ON -DHIPKIT_BUILD_PYTHON=ON; each prints its own table
+# with the raw vendor figure and the peers measured in the same run.
+set -uo pipefail
+build=${1:-build/test-nvidia}
+here=$(dirname "$0")
+"$build/bench/pool_bench"
+PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/ops_bench.py"
