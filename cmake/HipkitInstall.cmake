@@ -25,5 +25,7 @@ else()
   get_filename_component(_hip_dir ${HIPKIT_AMDHIP64} DIRECTORY)
   set(HIPKIT_PC_PRIVATE_LIBS "-L${_hip_dir} -lamdhip64 -lpthread -lstdc++")
 endif()
+# From <libdir>/pkgconfig back up to the prefix ("../.." for lib, "../../.." for lib/x86_64-linux-gnu).
+file(RELATIVE_PATH HIPKIT_PC_UP "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
 configure_file(cmake/hipkit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hipkit.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hipkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -41,10 +41,13 @@ static hk__ptr_map host_in_use;
 
 /* ------------------------------------------------------------ helpers */
 
+/* Sizes round up to a few granularities so freed blocks fit later requests of
+ * similar size: `small_unit` below 1 MiB, 128 KiB below 32 MiB, 2 MiB above. */
 static size_t round_size(size_t bytes, size_t small_unit)
 {
-    const size_t big_unit = (size_t)2 << 20;
-    size_t unit = bytes < ((size_t)1 << 20) ? small_unit : big_unit;
+    size_t unit = bytes < ((size_t)1 << 20)    ? small_unit
+                  : bytes < ((size_t)32 << 20) ? (size_t)128 << 10
+                                               : (size_t)2 << 20;
     if (bytes > SIZE_MAX - unit)
         return 0;
     return (bytes + unit - 1) / unit * unit;

@@ -24,7 +24,8 @@ inline void PrintTo(hk_status status, std::ostream *os)
     *os << hk_status_name(status) << " (" << static_cast<int>(status) << ")";
 }
 
-namespace hktest {
+namespace hktest
+{
 
 inline bool gpu_available()
 {
@@ -60,10 +61,10 @@ inline ::testing::AssertionResult contains_ignoring_case(const std::string &text
 // "hk_malloc_async: ..." does not count as naming hk_malloc.
 inline ::testing::AssertionResult starts_with_function(const std::string &message, const std::string &function)
 {
-    bool named = message.compare(0, function.size(), function) == 0 &&
-                 (message.size() == function.size() ||
-                  !(std::isalnum(static_cast<unsigned char>(message[function.size()])) ||
-                    message[function.size()] == '_'));
+    bool named =
+        message.compare(0, function.size(), function) == 0 &&
+        (message.size() == function.size() ||
+         !(std::isalnum(static_cast<unsigned char>(message[function.size()])) || message[function.size()] == '_'));
     if (named)
         return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "hk_last_error() is \"" << message << "\", which does not start with \""
@@ -97,7 +98,8 @@ template <> struct Dtype<int64_t> {
 };
 
 // Device memory from hk_malloc, freed on scope exit unless released.
-class DeviceMemory {
+class DeviceMemory
+{
   public:
     DeviceMemory() = default;
     DeviceMemory(const DeviceMemory &) = delete;
@@ -128,7 +130,8 @@ class DeviceMemory {
 };
 
 // Pinned host memory from hk_host_malloc.
-class PinnedMemory {
+class PinnedMemory
+{
   public:
     PinnedMemory() = default;
     PinnedMemory(const PinnedMemory &) = delete;
@@ -152,7 +155,8 @@ class PinnedMemory {
     void *ptr_ = nullptr;
 };
 
-class Stream {
+class Stream
+{
   public:
     Stream() = default;
     Stream(const Stream &) = delete;
@@ -175,7 +179,8 @@ class Stream {
     hk_stream stream_ = nullptr;
 };
 
-class Event {
+class Event
+{
   public:
     Event() = default;
     Event(const Event &) = delete;
@@ -200,14 +205,21 @@ class Event {
 
 // Handles that hipkit never created. Handles are table-encoded integers, never
 // dereferenced, so passing these is safe.
-inline hk_stream bogus_stream() { return reinterpret_cast<hk_stream>(static_cast<uintptr_t>(0x1234)); }
-inline hk_event bogus_event() { return reinterpret_cast<hk_event>(static_cast<uintptr_t>(0x1234)); }
+inline hk_stream bogus_stream()
+{
+    return reinterpret_cast<hk_stream>(static_cast<uintptr_t>(0x1234));
+}
+inline hk_event bogus_event()
+{
+    return reinterpret_cast<hk_event>(static_cast<uintptr_t>(0x1234));
+}
 
 // Memory for argument checks that must be refused before any work is queued.
 // With a GPU it is real device memory, so a check the library forgets touches
 // only memory the test owns; without one it is an address never dereferenced
 // (the library must refuse, or stop at its no-device check, first).
-class Scratch {
+class Scratch
+{
   public:
     hk_status init(size_t bytes)
     {
@@ -232,27 +244,27 @@ class Scratch {
 
 // Skip (or, with HIPKIT_REQUIRE_GPU=1, fail) when the machine has no GPU.
 // Use at the top of a test body or of a fixture's SetUp().
-#define SKIP_WITHOUT_GPU()                                                                                   \
-    do {                                                                                                     \
-        if (!::hktest::gpu_available()) {                                                                    \
-            if (::hktest::gpu_required())                                                                    \
-                FAIL() << "HIPKIT_REQUIRE_GPU=1, but no GPU: hk_device_count() == 0";                        \
-            GTEST_SKIP() << "no GPU: hk_device_count() == 0";                                                \
-        }                                                                                                    \
+#define SKIP_WITHOUT_GPU()                                                                                             \
+    do {                                                                                                               \
+        if (!::hktest::gpu_available()) {                                                                              \
+            if (::hktest::gpu_required())                                                                              \
+                FAIL() << "HIPKIT_REQUIRE_GPU=1, but no GPU: hk_device_count() == 0";                                  \
+            GTEST_SKIP() << "no GPU: hk_device_count() == 0";                                                          \
+        }                                                                                                              \
     } while (0)
 
 // For tests of what happens on a machine without a GPU.
-#define SKIP_WITH_GPU()                                                                                      \
-    do {                                                                                                     \
-        if (::hktest::gpu_available())                                                                       \
-            GTEST_SKIP() << "a GPU is present; this test checks the behaviour without one";                  \
+#define SKIP_WITH_GPU()                                                                                                \
+    do {                                                                                                               \
+        if (::hktest::gpu_available())                                                                                 \
+            GTEST_SKIP() << "a GPU is present; this test checks the behaviour without one";                            \
     } while (0)
 
-#define HKTEST_CHECK_OK_(assertion, expr)                                                                    \
-    do {                                                                                                     \
-        const hk_status hktest_status_ = (expr);                                                             \
-        const std::string hktest_message_ = hk_last_error();                                                 \
-        assertion(hktest_status_, HK_SUCCESS) << #expr << "\n  hk_last_error(): " << hktest_message_;        \
+#define HKTEST_CHECK_OK_(assertion, expr)                                                                              \
+    do {                                                                                                               \
+        const hk_status hktest_status_ = (expr);                                                                       \
+        const std::string hktest_message_ = hk_last_error();                                                           \
+        assertion(hktest_status_, HK_SUCCESS) << #expr << "\n  hk_last_error(): " << hktest_message_;                  \
     } while (0)
 
 // The call succeeds; otherwise print the status name and hk_last_error().
@@ -260,41 +272,42 @@ class Scratch {
 #define EXPECT_HK_OK(expr) HKTEST_CHECK_OK_(EXPECT_EQ, expr)
 
 // The call returns `expected` (no check of the message).
-#define EXPECT_HK_STATUS(expected, expr)                                                                     \
-    do {                                                                                                     \
-        const hk_status hktest_status_ = (expr);                                                             \
-        const std::string hktest_message_ = hk_last_error();                                                 \
-        EXPECT_EQ(hktest_status_, (expected)) << #expr << "\n  hk_last_error(): " << hktest_message_;        \
+#define EXPECT_HK_STATUS(expected, expr)                                                                               \
+    do {                                                                                                               \
+        const hk_status hktest_status_ = (expr);                                                                       \
+        const std::string hktest_message_ = hk_last_error();                                                           \
+        EXPECT_EQ(hktest_status_, (expected)) << #expr << "\n  hk_last_error(): " << hktest_message_;                  \
     } while (0)
 
 // The call fails with `expected` and hk_last_error() starts with `function`.
-#define EXPECT_HK_FAILS(expected, function, expr)                                                            \
-    do {                                                                                                     \
-        const hk_status hktest_status_ = (expr);                                                             \
-        const std::string hktest_message_ = hk_last_error();                                                 \
-        EXPECT_EQ(hktest_status_, (expected)) << #expr << "\n  hk_last_error(): " << hktest_message_;        \
-        EXPECT_TRUE(::hktest::starts_with_function(hktest_message_, (function))) << #expr;                   \
+#define EXPECT_HK_FAILS(expected, function, expr)                                                                      \
+    do {                                                                                                               \
+        const hk_status hktest_status_ = (expr);                                                                       \
+        const std::string hktest_message_ = hk_last_error();                                                           \
+        EXPECT_EQ(hktest_status_, (expected)) << #expr << "\n  hk_last_error(): " << hktest_message_;                  \
+        EXPECT_TRUE(::hktest::starts_with_function(hktest_message_, (function))) << #expr;                             \
     } while (0)
 
 // Without a GPU the call fails with HK_ERROR_NO_DEVICE, and its message names
 // the function and says "no GPU".
-#define EXPECT_SAYS_NO_GPU(function, expr)                                                                   \
-    do {                                                                                                     \
-        const hk_status hktest_status_ = (expr);                                                             \
-        const std::string hktest_message_ = hk_last_error();                                                 \
-        EXPECT_EQ(hktest_status_, HK_ERROR_NO_DEVICE) << #expr << "\n  hk_last_error(): " << hktest_message_; \
-        EXPECT_TRUE(::hktest::starts_with_function(hktest_message_, (function))) << #expr;                   \
-        EXPECT_TRUE(::hktest::contains_ignoring_case(hktest_message_, "no GPU")) << #expr;                   \
+#define EXPECT_SAYS_NO_GPU(function, expr)                                                                             \
+    do {                                                                                                               \
+        const hk_status hktest_status_ = (expr);                                                                       \
+        const std::string hktest_message_ = hk_last_error();                                                           \
+        EXPECT_EQ(hktest_status_, HK_ERROR_NO_DEVICE) << #expr << "\n  hk_last_error(): " << hktest_message_;          \
+        EXPECT_TRUE(::hktest::starts_with_function(hktest_message_, (function))) << #expr;                             \
+        EXPECT_TRUE(::hktest::contains_ignoring_case(hktest_message_, "no GPU")) << #expr;                             \
     } while (0)
 
 // A fresh random seed, printed with every failure in the enclosing scope.
-#define HKTEST_SEEDED_RNG(rng)                                                                               \
-    const uint64_t rng##_seed = ::hktest::fresh_seed();                                                      \
-    SCOPED_TRACE("random seed " + std::to_string(rng##_seed));                                               \
+#define HKTEST_SEEDED_RNG(rng)                                                                                         \
+    const uint64_t rng##_seed = ::hktest::fresh_seed();                                                                \
+    SCOPED_TRACE("random seed " + std::to_string(rng##_seed));                                                         \
     std::mt19937_64 rng(rng##_seed)
 
 // Fixture for tests that need a GPU.
-class GpuTest : public ::testing::Test {
+class GpuTest : public ::testing::Test
+{
   protected:
     void SetUp() override { SKIP_WITHOUT_GPU(); }
 };

@@ -4,7 +4,8 @@
 
 #include <thread>
 
-namespace {
+namespace
+{
 
 int device_count()
 {
@@ -164,7 +165,9 @@ TEST(NoDevice, CopiesAndMemsetSayNoGpu)
 
 // ------------------------------------------------------------ with a GPU
 
-class Device : public GpuTest {};
+class Device : public GpuTest
+{
+};
 
 TEST_F(Device, InfoDescribesARealDevice)
 {
@@ -191,8 +194,9 @@ TEST_F(Device, WarpSizeIs32Or64)
     EXPECT_TRUE(info.warp_size == 32 || info.warp_size == 64) << info.warp_size;
     hk_platform platform;
     ASSERT_HK_OK(hk_platform_get(&platform));
-    if (platform == HK_PLATFORM_NVIDIA)
+    if (platform == HK_PLATFORM_NVIDIA) {
         EXPECT_EQ(info.warp_size, 32);
+    }
 }
 
 TEST_F(Device, ArchNamesTheVendorsFamily)

@@ -1,10 +1,12 @@
 // test_status.cpp: status names, hk_last_error(), version, platform and dtype
 // queries. None of these needs a GPU.
 #include "common.h"
+#include "raw_enums.h"
 
 #include <thread>
 
-namespace {
+namespace
+{
 
 TEST(StatusName, EveryStatusHasItsConstantName)
 {
@@ -25,7 +27,7 @@ TEST(StatusName, OutOfRangeStatusGetsANameThatIsNoRealStatus)
 {
     for (int value : {-1, 11, 1000}) {
         SCOPED_TRACE("status value " + std::to_string(value));
-        const char *name = hk_status_name(static_cast<hk_status>(value));
+        const char *name = hktest_status_name(value);
         ASSERT_NE(name, nullptr);
         EXPECT_STRNE(name, "");
         for (int real = HK_SUCCESS; real <= HK_ERROR_INTERNAL; real++)
@@ -50,7 +52,7 @@ TEST(LastError, StartsWithTheFailingFunctionsName)
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_platform_get", hk_platform_get(nullptr));
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_runtime_version", hk_runtime_version(nullptr));
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_device_count", hk_device_count(nullptr));
-    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hk_dtype_size(static_cast<hk_dtype>(99), &bytes));
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hktest_dtype_size(99, &bytes));
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_malloc", hk_malloc(nullptr, 64));
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_malloc_async", hk_malloc_async(nullptr, 64, nullptr));
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_pool_get_stats", hk_pool_get_stats(0, nullptr));
@@ -134,7 +136,7 @@ TEST(PlatformName, NamesBothVendorsAndUnknownOtherwise)
     EXPECT_STREQ(hk_platform_name(HK_PLATFORM_AMD), "amd");
     EXPECT_STREQ(hk_platform_name(HK_PLATFORM_NVIDIA), "nvidia");
     for (int value : {0, 3, -1, 1000}) {
-        const char *name = hk_platform_name(static_cast<hk_platform>(value));
+        const char *name = hktest_platform_name(value);
         ASSERT_NE(name, nullptr);
         EXPECT_STREQ(name, "unknown") << "platform value " << value;
     }
@@ -176,7 +178,7 @@ TEST(DtypeName, NamesEveryDtype)
 TEST(DtypeName, OutOfRangeIsInvalid)
 {
     for (int value : {-1, 10, 1000}) {
-        const char *name = hk_dtype_name(static_cast<hk_dtype>(value));
+        const char *name = hktest_dtype_name(value);
         ASSERT_NE(name, nullptr);
         EXPECT_STREQ(name, "invalid") << "dtype value " << value;
     }
@@ -187,8 +189,8 @@ TEST(DtypeSize, GivesBytesPerElement)
     const struct {
         hk_dtype dtype;
         size_t bytes;
-    } expected[] = {{HK_BOOL, 1},   {HK_INT8, 1},   {HK_UINT8, 1},    {HK_INT32, 4},   {HK_UINT32, 4},
-                    {HK_INT64, 8},  {HK_UINT64, 8}, {HK_FLOAT16, 2}, {HK_FLOAT32, 4}, {HK_FLOAT64, 8}};
+    } expected[] = {{HK_BOOL, 1},  {HK_INT8, 1},   {HK_UINT8, 1},   {HK_INT32, 4},   {HK_UINT32, 4},
+                    {HK_INT64, 8}, {HK_UINT64, 8}, {HK_FLOAT16, 2}, {HK_FLOAT32, 4}, {HK_FLOAT64, 8}};
     for (const auto &e : expected) {
         size_t bytes = 0;
         ASSERT_HK_OK(hk_dtype_size(e.dtype, &bytes));
@@ -199,8 +201,8 @@ TEST(DtypeSize, GivesBytesPerElement)
 TEST(DtypeSize, RefusesOutOfRangeDtype)
 {
     size_t bytes = 0;
-    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hk_dtype_size(static_cast<hk_dtype>(-1), &bytes));
-    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hk_dtype_size(static_cast<hk_dtype>(10), &bytes));
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hktest_dtype_size(-1, &bytes));
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hktest_dtype_size(10, &bytes));
 }
 
 TEST(DtypeSize, RefusesNullOutPointer)

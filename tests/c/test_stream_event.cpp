@@ -2,7 +2,8 @@
 // ordering between streams with events, and event timing.
 #include "common.h"
 
-namespace {
+namespace
+{
 
 using hktest::bogus_event;
 using hktest::bogus_stream;
@@ -65,7 +66,9 @@ TEST(EventHandle, NeverCreatedHandleIsInvalidEverywhere)
 
 // ------------------------------------------------------------ with a GPU
 
-class Streams : public GpuTest {};
+class Streams : public GpuTest
+{
+};
 
 // Enough float32 elements that a few passes over them take milliseconds.
 constexpr size_t kBig = size_t{1} << 26;
@@ -183,8 +186,9 @@ TEST_F(Streams, QueryIsNotReadyOrSuccessWhileBusyAndSuccessAfterSynchronize)
         ASSERT_HK_OK(hk_fill(memory.get(), HK_FLOAT32, kBig, &value, stream.get()));
     const hk_status busy = hk_stream_query(stream.get());
     EXPECT_TRUE(busy == HK_ERROR_NOT_READY || busy == HK_SUCCESS) << busy;
-    if (busy == HK_ERROR_NOT_READY)
+    if (busy == HK_ERROR_NOT_READY) {
         EXPECT_STREQ(hk_last_error(), "") << "NOT_READY from a query is not a failure";
+    }
     ASSERT_HK_OK(hk_stream_synchronize(stream.get()));
     EXPECT_HK_OK(hk_stream_query(stream.get()));
 }
@@ -241,7 +245,9 @@ TEST_F(Streams, WaitEventOrdersWorkAcrossStreams)
     EXPECT_EQ(wrong, 0u) << "first element " << host[0] << ", last " << host[n - 1];
 }
 
-class Events : public GpuTest {};
+class Events : public GpuTest
+{
+};
 
 TEST_F(Events, RecordedEventCompletes)
 {

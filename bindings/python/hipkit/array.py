@@ -7,12 +7,11 @@ Work passed a `stream=` runs asynchronously there: keep its arrays alive until
 that stream has finished with them (freed memory is reused in default-stream order).
 """
 import math
-import weakref
 
 import numpy as np
 
 from ._ffi import ffi, lib
-from .device import _stream_handle, _size
+from .device import _Exit, _stream_handle, _size, device_count
 from .errors import check
 
 _HK_DTYPE = {
@@ -21,8 +20,12 @@ _HK_DTYPE = {
     np.dtype(np.int32): lib.HK_INT32,
     np.dtype(np.int64): lib.HK_INT64,
 }
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_INTS = (np.dtype(np.int32), np.dtype(np.int64))
+_FLOATS = (lib.HK_FLOAT32, lib.HK_FLOAT64)
+_INTS = (lib.HK_INT32, lib.HK_INT64)
+_ALL = _FLOATS + _INTS
+_DTYPE_NAME = {code: str(dtype) for dtype, code in _HK_DTYPE.items()}
+_CTYPE = {lib.HK_FLOAT32: "float *", lib.HK_FLOAT64: "double *",
+          lib.HK_INT32: "int32_t *", lib.HK_INT64: "int64_t *"}
 _MAX_BYTES = 2**63 - 1  # what size_t and NumPy's intp can both describe
 
 
@@ -43,16 +46,31 @@ def _shape(shape):
     return tuple(_size(d, "shape entry") for d in dims)
 
 
+_several_gpus = None
+
+
 def _current_device():
+    """The calling thread's device. Every op asks, so with one GPU (or none)
+    the answer, 0, skips the library call."""
+    global _several_gpus
+    if _several_gpus is None:
+        _several_gpus = device_count() > 1
+    if not _several_gpus:
+        return 0
     device = ffi.new("int *")
     check(lib.hk_device_get(device))
     return device[0]
 
 
-def _host_scalar(value, dtype):
-    """One host element of `dtype` holding `value` (NumPy's conversion rules),
-    as the `const void *` the kernels take."""
-    return ffi.from_buffer(np.asarray(value, dtype=dtype))
+def _host_scalar(value, hk_dtype):
+    """One host element holding `value`, as the `const void *` the kernels take.
+    cffi converts the plain cases quickly; NumPy does the rest (1.5 -> int32 1)
+    and raises OverflowError for values out of range, as np.full does."""
+    try:
+        return ffi.new(_CTYPE[hk_dtype], value)
+    except (TypeError, OverflowError):
+        dtype = next(dt for dt, code in _HK_DTYPE.items() if code == hk_dtype)
+        return ffi.from_buffer(np.asarray(value, dtype=dtype))
 
 
 class ndarray:
@@ -62,6 +80,7 @@ class ndarray:
     # NumPy then hands `numpy_array + hipkit_array` to our reflected operators,
     # which explain what is supported, instead of converting us silently.
     __array_ufunc__ = None
+    _data = ffi.NULL  # until allocated, so __del__ of a half-made array does nothing
 
     def __init__(self, shape, dtype=np.float64):
         self._allocate(_shape(shape), _dtype(dtype))
@@ -76,10 +95,12 @@ class ndarray:
         data = ffi.new("void **")
         check(lib.hk_malloc(data, self.nbytes))  # 0 bytes: NULL, no GPU needed
         self._data = data[0]
-        if self._data != ffi.NULL:
-            # Never raises; weakref.finalize stops calling once the interpreter
-            # shuts down (atexit=False), when exit releases the memory anyway.
-            weakref.finalize(self, lib.hk_free, self._data).atexit = False
+
+    # __del__ rather than weakref.finalize: this is on every op's path and
+    # costs a tenth as much. Default arguments survive module teardown.
+    def __del__(self, _free=lib.hk_free, _exit=_Exit):
+        if self._data and not _exit.started:
+            _free(self._data)  # never raises; a failed free has nobody to report to
 
     @classmethod
     def _empty(cls, shape, dtype):
@@ -99,14 +120,21 @@ class ndarray:
             step *= dim
         return tuple(reversed(strides))
 
-    def get(self, stream=None):
-        """Copy to a new numpy.ndarray. Given a stream, waits for it first."""
+    def get(self, stream=None, out=None):
+        """Copy into a new numpy.ndarray, or into `out` (writable, C-contiguous,
+        same shape and dtype), which spares a fresh allocation's page faults.
+        Given a stream, waits for it first."""
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        elif not (isinstance(out, np.ndarray) and out.shape == self.shape and out.dtype == self.dtype
+                  and out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError(f"get: out must be a writable C-contiguous numpy.ndarray "
+                             f"of shape {self.shape} and dtype {self.dtype}")
         if stream is not None:
             check(lib.hk_stream_synchronize(_stream_handle(stream)))
-        host = np.empty(self.shape, self.dtype)
         if self.nbytes:
-            check(lib.hk_memcpy_dtoh(ffi.from_buffer(host), self._data, self.nbytes))
-        return host
+            check(lib.hk_memcpy_dtoh(ffi.from_buffer(out), self._data, self.nbytes))
+        return out
 
     def copy(self):
         out = ndarray._empty(self.shape, self.dtype)
@@ -117,7 +145,7 @@ class ndarray:
     def fill(self, value, stream=None):
         """Set every element to `value` (converted as NumPy converts it)."""
         _check_device("fill", self)
-        check(lib.hk_fill(self._data, self._hk_dtype, self.size, _host_scalar(value, self.dtype),
+        check(lib.hk_fill(self._data, self._hk_dtype, self.size, _host_scalar(value, self._hk_dtype),
                           _stream_handle(stream)))
 
     def sum(self, stream=None):
@@ -184,8 +212,8 @@ def arange(start, stop=None, step=1, dtype=None, stream=None):
     else:
         n = max(0, math.ceil((stop - start) / step))
     array = ndarray((n,), np.result_type(start, stop, step) if dtype is None else dtype)
-    check(lib.hk_iota(array._data, array._hk_dtype, n, _host_scalar(start, array.dtype),
-                      _host_scalar(step, array.dtype), _stream_handle(stream)))
+    check(lib.hk_iota(array._data, array._hk_dtype, n, _host_scalar(start, array._hk_dtype),
+                      _host_scalar(step, array._hk_dtype), _stream_handle(stream)))
     return array
 
 
@@ -213,7 +241,9 @@ def asnumpy(array, stream=None):
 # --------------------------------------------------------------------- ops
 
 def _check_device(name, *arrays):
-    current = _current_device()
+    current = _current_device()  # first, as it finds out whether there are several GPUs
+    if not _several_gpus:
+        return  # every array is on device 0
     for array in arrays:
         if array.device != current:
             raise ValueError(f"{name}: an operand is on device {array.device} but the current device "
@@ -230,12 +260,13 @@ def _check_operands(name, a, b, dtypes):
     if a.shape != b.shape:
         raise ValueError(f"{name}: shapes {a.shape} and {b.shape} differ; "
                          "only operands of the same shape are supported (no broadcasting yet)")
-    if a.dtype != b.dtype:
+    # Compared as hk_dtype ints: much cheaper than numpy.dtype equality.
+    if a._hk_dtype != b._hk_dtype:
         raise TypeError(f"{name}: dtypes {a.dtype} and {b.dtype} differ; "
                         "only operands of the same dtype are supported (no type promotion yet)")
-    if a.dtype not in dtypes:
-        raise TypeError(f"{name}: supports {' and '.join(map(str, dtypes))}, not {a.dtype}"
-                        + _ADVICE.get(name, ""))
+    if a._hk_dtype not in dtypes:
+        supported = " and ".join(_DTYPE_NAME[code] for code in dtypes)
+        raise TypeError(f"{name}: supports {supported}, not {a.dtype}" + _ADVICE.get(name, ""))
 
 
 _ADVICE = {
@@ -246,11 +277,11 @@ _ADVICE = {
 }
 
 
-def _binary(name, op, a, b, out, stream, dtypes=tuple(_HK_DTYPE)):
+def _binary(name, op, a, b, out, stream, dtypes=_ALL):
     _check_operands(name, a, b, dtypes)
     if out is None:
         out = ndarray._empty(a.shape, a.dtype)
-    elif not isinstance(out, ndarray) or out.shape != a.shape or out.dtype != a.dtype:
+    elif not isinstance(out, ndarray) or out.shape != a.shape or out._hk_dtype != a._hk_dtype:
         raise ValueError(f"{name}: out must be a hipkit.ndarray of shape {a.shape} and dtype {a.dtype}")
     _check_device(name, a, b, out)
     check(lib.hk_binary(op, a._hk_dtype, a.size, a._data, b._data, out._data, _stream_handle(stream)))
@@ -282,9 +313,9 @@ def floor_divide(a, b, out=None, stream=None):
 
 def axpy(a, x, y, stream=None):
     """y = a*x + y, in place on y; returns y."""
-    _check_operands("axpy", x, y, tuple(_HK_DTYPE))
+    _check_operands("axpy", x, y, _ALL)
     _check_device("axpy", x, y)
-    check(lib.hk_axpy(y._hk_dtype, y.size, _host_scalar(a, y.dtype), x._data, y._data,
+    check(lib.hk_axpy(y._hk_dtype, y.size, _host_scalar(a, y._hk_dtype), x._data, y._data,
                       _stream_handle(stream)))
     return y
 

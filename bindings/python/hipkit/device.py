@@ -1,6 +1,6 @@
 """Devices, streams, events and the memory pool: each class wraps one C handle
 and frees it deterministically (close() or `with`), or when collected."""
-import weakref
+import atexit
 
 from ._ffi import ffi, lib
 from .errors import check
@@ -119,28 +119,39 @@ def get_device():
     return Device(_out("int", lib.hk_device_get))
 
 
+class _Exit:
+    """Set when the interpreter starts shutting down. From then on, objects being
+    collected leave their memory and handles to the process exit instead of
+    calling into a vendor runtime that may be tearing down itself."""
+
+    started = False
+
+
+atexit.register(setattr, _Exit, "started", True)
+
+
 class _Handle:
     """One C handle with deterministic release: close(), `with`, or collection."""
 
     _create = _destroy = _ctype = None
+    _closed = True  # until created, so __del__ of a half-made object does nothing
 
     def __init__(self):
         self._handle = _out(self._ctype, self._create)
         self._closed = False
-        # On collection, destroy the handle, ignoring the status: nobody is
-        # left to report it to. atexit=False: once the interpreter starts
-        # shutting down, weakref.finalize never calls into the library again;
-        # the process exit releases the handle anyway.
-        self._finalizer = weakref.finalize(self, self._destroy, self._handle)
-        self._finalizer.atexit = False
 
     def close(self):
         """Destroy the handle now. Closing twice does nothing; any other use
         afterwards raises InvalidHandleError (the library keeps track)."""
         if not self._closed:
             self._closed = True
-            self._finalizer.detach()
             check(self._destroy(self._handle))
+
+    def __del__(self, _exit=_Exit):  # a default argument survives module teardown
+        # Never raises: the status is ignored, there is nobody to report it to.
+        if not self._closed and not _exit.started:
+            self._closed = True
+            self._destroy(self._handle)
 
     def __enter__(self):
         return self

@@ -34,9 +34,12 @@ class InternalError(HipkitError): status = lib.HK_ERROR_INTERNAL
 _BY_STATUS = {cls.status: cls for cls in HipkitError.__subclasses__()}
 
 
+_SUCCESS = lib.HK_SUCCESS  # a module constant: reading lib.X costs more, on every call
+
+
 def check(status):
     """Raise the exception for a failed hk_status; do nothing on HK_SUCCESS."""
-    if status != lib.HK_SUCCESS:
+    if status != _SUCCESS:
         message = ffi.string(lib.hk_last_error()).decode(errors="replace")
         name = ffi.string(lib.hk_status_name(status)).decode()
         raise _BY_STATUS.get(status, HipkitError)(message or name, status)

@@ -1,0 +1,117 @@
+/* vector_add.c: hipkit from C in one page. Describe the GPU, copy two vectors
+ * to it, add them, sum the result on the device, time the add with events,
+ * check the answers on the host, and check every status on the way: when a
+ * call fails, hk_last_error() says which call, which argument and which
+ * device. On a machine without a GPU it says so and exits 0. */
+#include <hipkit/hipkit.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Stop at the first failure, saying what failed and why. */
+#define CHECK(call)                                                                                                    \
+    do {                                                                                                               \
+        hk_status status_ = (call);                                                                                    \
+        if (status_ != HK_SUCCESS) {                                                                                   \
+            fprintf(stderr, "vector_add: %s failed: %s\n  %s\n", #call, hk_status_name(status_), hk_last_error());     \
+            goto cleanup;                                                                                              \
+        }                                                                                                              \
+    } while (0)
+
+int main(void)
+{
+    const size_t n = (size_t)1 << 24; /* 16 Mi floats: 64 MiB per vector */
+    const size_t bytes = n * sizeof(float);
+    int exit_code = 1;
+    float *a = NULL, *b = NULL, *c = NULL;
+    void *a_device = NULL, *b_device = NULL, *c_device = NULL, *sum_device = NULL;
+    hk_event start = NULL, stop = NULL;
+    double expected_sum = 0.0, relative_error = 0.0;
+    float sum = 0.0f, milliseconds = 0.0f;
+    size_t wrong = 0;
+    void *huge = NULL;
+
+    int count = 0;
+    hk_status status = hk_device_count(&count);
+    if (status != HK_SUCCESS) {
+        fprintf(stderr, "vector_add: hk_device_count failed: %s\n", hk_last_error());
+        return 1;
+    }
+    if (count == 0) {
+        printf("vector_add: no GPU found (hk_device_count() == 0); nothing to run.\n");
+        return 0;
+    }
+
+    hk_device_info info;
+    CHECK(hk_device_get_info(0, &info));
+    printf("device 0: %s (%s), %d multiprocessors, %.1f GiB of which %.1f GiB free\n", info.name, info.arch,
+           info.multiprocessor_count, (double)info.total_memory / (1 << 30), (double)info.free_memory / (1 << 30));
+
+    a = malloc(bytes);
+    b = malloc(bytes);
+    c = malloc(bytes);
+    if (!a || !b || !c) {
+        fprintf(stderr, "vector_add: out of host memory\n");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (float)(i % 1000) * 0.5f;
+        b[i] = (float)(i % 7);
+        expected_sum += (double)a[i] + (double)b[i];
+    }
+
+    CHECK(hk_malloc(&a_device, bytes));
+    CHECK(hk_malloc(&b_device, bytes));
+    CHECK(hk_malloc(&c_device, bytes));
+    CHECK(hk_malloc(&sum_device, sizeof(float)));
+    CHECK(hk_memcpy_htod(a_device, a, bytes));
+    CHECK(hk_memcpy_htod(b_device, b, bytes));
+
+    /* Everything below is queued on the default stream (NULL) in order. The
+     * first launch of a kernel also loads its code, so time the second. */
+    CHECK(hk_binary(HK_ADD, HK_FLOAT32, n, a_device, b_device, c_device, NULL));
+    CHECK(hk_event_create(&start));
+    CHECK(hk_event_create(&stop));
+    CHECK(hk_event_record(start, NULL));
+    CHECK(hk_binary(HK_ADD, HK_FLOAT32, n, a_device, b_device, c_device, NULL));
+    CHECK(hk_event_record(stop, NULL));
+    CHECK(hk_sum(HK_FLOAT32, n, c_device, sum_device, NULL));
+
+    CHECK(hk_memcpy_dtoh(c, c_device, bytes)); /* waits for the work before it */
+    CHECK(hk_memcpy_dtoh(&sum, sum_device, sizeof sum));
+    CHECK(hk_event_synchronize(stop));
+    CHECK(hk_event_elapsed_ms(&milliseconds, start, stop));
+
+    for (size_t i = 0; i < n; i++)
+        wrong += c[i] != a[i] + b[i];
+    relative_error = ((double)sum - expected_sum) / expected_sum;
+    if (relative_error < 0)
+        relative_error = -relative_error;
+    printf("c = a + b: %zu elements, %zu wrong, %.3f ms (%.0f GB/s)\n", n, wrong, milliseconds,
+           3.0 * (double)bytes / (milliseconds * 1e6));
+    printf("sum(c) = %.6e (host, in double: %.6e; relative error %.1e)\n", sum, expected_sum, relative_error);
+
+    /* What a failure looks like: ask for 1 PiB. */
+    status = hk_malloc(&huge, (size_t)1 << 50);
+    printf("asking for 1 PiB: %s\n  %s\n", hk_status_name(status), hk_last_error());
+    if (status == HK_SUCCESS)
+        hk_free(huge);
+
+    exit_code = (wrong == 0 && relative_error < 1e-4) ? 0 : 1;
+    if (exit_code != 0)
+        fprintf(stderr, "vector_add: results do not match the host's\n");
+
+cleanup:
+    hk_free(a_device); /* hk_free(NULL) is a no-op */
+    hk_free(b_device);
+    hk_free(c_device);
+    hk_free(sum_device);
+    if (start)
+        hk_event_destroy(start);
+    if (stop)
+        hk_event_destroy(stop);
+    free(a);
+    free(b);
+    free(c);
+    return exit_code;
+}
