@@ -110,7 +110,7 @@ def main():
         peers["torch"] = dict(
             copy=median_ms(lambda: tc.copy_(ta), *t),
             add=median_ms(lambda: torch.add(ta, tb, out=tc), *t),
-            sum=median_ms(lambda: torch.sum(ta, out=ts), *t))
+            sum=median_ms(lambda: torch.sum(ta, dim=0, out=ts), *t))
         x1, y1, z1 = torch.ones(1, device="cuda"), torch.ones(1, device="cuda"), torch.empty(1, device="cuda")
         peers["torch"]["tiny"] = per_call_us(lambda: torch.add(x1, y1, out=z1), torch.cuda.synchronize)
         del ta, tb, tc

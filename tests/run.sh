@@ -48,7 +48,7 @@ for p in $platforms; do
   echo "=== $p: C tests (ctest)"
   ctest --test-dir "$dir" --output-on-failure --output-junit "$build_root/reports/ctest-$p.xml" || status=1
   echo "=== $p: Python tests (pytest)"
-  PYTHONPATH="$dir/python" "$PYTHON" -m pytest -q -rs tests/python --junitxml="$build_root/reports/pytest-$p.xml" \
+  PYTHONPATH="$dir/python${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m pytest -q -rs tests/python --junitxml="$build_root/reports/pytest-$p.xml" \
     || status=1
 done
 

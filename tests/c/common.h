@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <unistd.h>
 #include <cstring>
 #include <ostream>
 #include <random>
@@ -240,6 +241,22 @@ class Scratch
     void *fake_ = nullptr;
 };
 
+inline int run_this_test_hiding_gpus()
+{
+    const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string command = "env CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES= "
+                          "HIPKIT_TEST_GPUS_HIDDEN=1 /proc/self/exe --gtest_brief=1 --gtest_filter=";
+    command += std::string(info->test_suite_name()) + "." + info->name();
+    /* /proc/self/exe is resolved by the shell's own exec: point it at us. */
+    char self[4096];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length > 0) {
+        self[length] = '\0';
+        command.replace(command.find("/proc/self/exe"), 14, self);
+    }
+    return std::system(command.c_str());
+}
+
 } // namespace hktest
 
 // Skip (or, with HIPKIT_REQUIRE_GPU=1, fail) when the machine has no GPU.
@@ -253,11 +270,19 @@ class Scratch
         }                                                                                                              \
     } while (0)
 
-// For tests of what happens on a machine without a GPU.
+// For tests of what happens on a machine without a GPU. On a machine with
+// one, the test re-runs itself in a child process whose GPUs are hidden from
+// the vendor runtime (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES empty), so it
+// runs everywhere and skips nowhere.
 #define SKIP_WITH_GPU()                                                                                                \
     do {                                                                                                               \
-        if (::hktest::gpu_available())                                                                                 \
-            GTEST_SKIP() << "a GPU is present; this test checks the behaviour without one";                            \
+        if (::hktest::gpu_available()) {                                                                               \
+            ASSERT_EQ(std::getenv("HIPKIT_TEST_GPUS_HIDDEN"), nullptr)                                                 \
+                << "the GPUs were hidden from the runtime, yet hk_device_count() > 0";                                 \
+            ASSERT_EQ(::hktest::run_this_test_hiding_gpus(), 0)                                                        \
+                << "this no-GPU test failed when re-run with the GPUs hidden (output above)";                          \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 #define HKTEST_CHECK_OK_(assertion, expr)                                                                              \
