@@ -1,0 +1,42 @@
+"""bad_input.py: what hipkit says when it is used wrongly. Every mistake below
+raises a hipkit exception whose text names the call, the argument, the device
+and what the vendor runtime said; none of them crashes the process."""
+import numpy as np
+
+import hipkit
+
+
+def attempt(title, action):
+    try:
+        action()
+        print(f"{title:<42} no error (unexpected)")
+    except Exception as error:  # the point is to show each one
+        print(f"{title:<42} {type(error).__name__}: {error}")
+
+
+def main():
+    gpus = hipkit.device_count()
+    print(f"hipkit {hipkit.__version__} ({hipkit.platform()} build), {gpus} GPU(s)")
+    attempt("device id out of range", lambda: hipkit.Device(gpus + 7).info())
+    attempt("unsupported dtype", lambda: hipkit.empty(4, np.complex64))
+    attempt("negative size", lambda: hipkit.empty(-1, np.float32))
+    if gpus == 0:
+        attempt("allocation without a GPU", lambda: hipkit.empty(1024, np.float32))
+        return
+    attempt("huge allocation (1 PiB)", lambda: hipkit.empty(2**48, np.float32))
+    x, y = hipkit.zeros(10, np.float32), hipkit.zeros(11, np.float32)
+    attempt("shapes that differ", lambda: x + y)
+    attempt("dtypes that differ", lambda: x + hipkit.zeros(10, np.float64))
+    attempt("sum of int32 (not yet)", lambda: hipkit.sum(hipkit.zeros(3, np.int32)))
+    attempt("implicit conversion to NumPy", lambda: np.asarray(x))
+    stream = hipkit.Stream()
+    stream.close()
+    attempt("a destroyed stream used again", lambda: hipkit.add(x, x, stream=stream))
+    limit_before = hipkit.pool_stats()["limit"]
+    hipkit.set_pool_limit(1 << 20)
+    attempt("over the pool limit (1 MiB)", lambda: hipkit.empty(1 << 21, np.float32))
+    hipkit.set_pool_limit(limit_before)
+
+
+if __name__ == "__main__":
+    main()
