@@ -403,6 +403,20 @@ hk_status hk_pool_trim(int device, size_t keep_bytes)
 
 /* ---------------------------------------------------------- pinned host */
 
+/* Frees every cached pinned block; the caller holds host_lock. */
+static hk_status release_host_cache(const char *fn)
+{
+    hk_status result = HK_SUCCESS;
+    while (host_cached.count > 0) {
+        block *b = list_remove_at(&host_cached, host_cached.count - 1);
+        hk_status s = hk__backend_current()->host_release(fn, b->ptr);
+        if (s != HK_SUCCESS)
+            result = s;
+        free(b);
+    }
+    return result;
+}
+
 hk_status hk_host_malloc(void **ptr, size_t bytes)
 {
     static const char fn[] = "hk_host_malloc";
@@ -430,11 +444,7 @@ hk_status hk_host_malloc(void **ptr, size_t bytes)
         void *p = NULL;
         s = backend->host_alloc(fn, &p, size);
         if (s == HK_ERROR_OUT_OF_MEMORY) {
-            while (host_cached.count > 0) {
-                block *c = list_remove_at(&host_cached, host_cached.count - 1);
-                backend->host_release(fn, c->ptr);
-                free(c);
-            }
+            release_host_cache(fn);
             s = backend->host_alloc(fn, &p, size);
         }
         if (s != HK_SUCCESS) {
@@ -479,4 +489,12 @@ hk_status hk_host_free(void *ptr)
         return s == HK_SUCCESS ? hk__ok() : s;
     }
     return hk__ok();
+}
+
+hk_status hk_host_pool_trim(void)
+{
+    pthread_mutex_lock(&host_lock);
+    hk_status s = release_host_cache("hk_host_pool_trim");
+    pthread_mutex_unlock(&host_lock);
+    return s == HK_SUCCESS ? hk__ok() : s;
 }

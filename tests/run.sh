@@ -73,6 +73,9 @@ for p in platforms:
                 skipped += 1
             else:
                 passed += 1
-print(f"hipkit: {passed} passed, {failed} failed, {skipped} skipped")
+line = f"hipkit: {passed} passed, {failed} failed, {skipped} skipped"
+print(line)
+with open(f"{folder}/summary.txt", "w") as summary:
+    summary.write(line + "\n")
 PY
 exit $status

@@ -162,6 +162,8 @@ HK_API hk_status hk_pool_trim(int device, size_t keep_bytes);
  * use it have completed. */
 HK_API hk_status hk_host_malloc(void **ptr, size_t bytes);
 HK_API hk_status hk_host_free(void *ptr);
+/* Give every cached (free) pinned block back to the system. */
+HK_API hk_status hk_host_pool_trim(void);
 
 /* Copies. The synchronous ones return when the data has arrived. Host
  * pointers may be pageable or pinned; the async forms are truly asynchronous

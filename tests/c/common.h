@@ -11,11 +11,11 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
-#include <unistd.h>
 #include <cstring>
 #include <ostream>
 #include <random>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 // Failures print "HK_ERROR_NO_DEVICE (2)" rather than a bare number. Found by

@@ -579,16 +579,19 @@ TEST_F(Pool, ManyThreadsAllocateAndFreeOnTheirOwnStreamsConcurrently)
 
 } // namespace
 
-namespace {
+namespace
+{
 // Give the pools' cached blocks back at the end, so that compute-sanitizer's
 // leak check (and valgrind) reports only memory the tests really leaked.
-class ReleasePoolCachesAtExit : public ::testing::Environment {
+class ReleasePoolCachesAtExit : public ::testing::Environment
+{
   public:
     void TearDown() override
     {
         int count = 0;
-        if (hk_device_count(&count) != HK_SUCCESS)
+        if (hk_device_count(&count) != HK_SUCCESS || count == 0)
             return;
+        EXPECT_EQ(hk_host_pool_trim(), HK_SUCCESS) << hk_last_error();
         for (int device = 0; device < count; device++) {
             EXPECT_EQ(hk_pool_trim(device, 0), HK_SUCCESS) << hk_last_error();
         }
