@@ -315,6 +315,24 @@ TEST_F(Memory, PinnedHostDoubleFreeIsInvalidArgument)
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_host_free", hk_host_free(ptr));
 }
 
+TEST_F(Memory, PinnedHostBlocksAreReusedUntilTheCacheIsTrimmed)
+{
+    void *first = nullptr, *second = nullptr;
+    ASSERT_HK_OK(hk_host_malloc(&first, 3 * kMiB));
+    ASSERT_HK_OK(hk_host_free(first));
+    ASSERT_HK_OK(hk_host_malloc(&second, 3 * kMiB));
+    EXPECT_EQ(second, first) << "a freed pinned block of the same size should come back from the cache";
+    ASSERT_HK_OK(hk_host_free(second));
+    ASSERT_HK_OK(hk_host_pool_trim());
+    ASSERT_HK_OK(hk_host_pool_trim()); // an empty cache trims to nothing, successfully
+}
+
+TEST(HostPool, TrimWithNothingCachedSucceedsEvenWithoutAGpu)
+{
+    EXPECT_EQ(hk_host_pool_trim(), HK_SUCCESS) << hk_last_error();
+    EXPECT_STREQ(hk_last_error(), "");
+}
+
 class Pool : public GpuTest
 {
 };
