@@ -54,7 +54,9 @@ if(HIPKIT_PLATFORM STREQUAL "nvidia")
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  set(HIPKIT_PLATFORM_DEFINITIONS HIPKIT_PLATFORM_NVIDIA)
+  # NVRTC is opened at run time (dlopen); the toolkit's folder is a fallback path.
+  set(HIPKIT_PLATFORM_DEFINITIONS HIPKIT_PLATFORM_NVIDIA "HIPKIT_NVRTC_DIR=\"${CUDAToolkit_LIBRARY_DIR}\"")
+  set(HIPKIT_PLATFORM_HOST_SOURCES src/gpu/nvrtc_loader.c)
   # The static runtime: no libcudart.so to find at run time; the driver is
   # opened lazily, so the library loads on machines without one.
   set(HIPKIT_VENDOR_LIBRARIES CUDA::cudart_static)
@@ -82,6 +84,7 @@ else()
     message(FATAL_ERROR "HIPKIT_PLATFORM=amd needs the HIP runtime headers and libamdhip64 (Debian: libamdhip64-dev)")
   endif()
   set(HIPKIT_PLATFORM_DEFINITIONS HIPKIT_PLATFORM_AMD __HIP_PLATFORM_AMD__=1)
+  set(HIPKIT_PLATFORM_HOST_SOURCES "")
   set(HIPKIT_VENDOR_LIBRARIES ${HIPKIT_AMDHIP64})
   target_include_directories(hipkit_vendor_headers INTERFACE ${HIPKIT_HIP_INCLUDE_DIR})
   target_compile_definitions(hipkit_vendor_headers INTERFACE __HIP_PLATFORM_AMD__=1)

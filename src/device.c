@@ -45,13 +45,19 @@ static void discover_devices(void)
         hipDeviceProp_t prop;
         if (hipGetDeviceProperties(&prop, d) != hipSuccess) {
             snprintf(devices[d].name, sizeof devices[d].name, "?");
-            devices[d].props = (hk__device_props){1, 256, 32};
+            devices[d].props = (hk__device_props){1, 256, 32, {256, 1, 1}, {65535, 1, 1}, 0, "unknown"};
             continue;
         }
         snprintf(devices[d].name, sizeof devices[d].name, "%s", prop.name);
         devices[d].props.multiprocessor_count = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
         devices[d].props.max_threads_per_block = prop.maxThreadsPerBlock > 0 ? prop.maxThreadsPerBlock : 256;
         devices[d].props.warp_size = prop.warpSize;
+        for (int k = 0; k < 3; k++) {
+            devices[d].props.max_block_dim[k] = prop.maxThreadsDim[k];
+            devices[d].props.max_grid_dim[k] = prop.maxGridSize[k];
+        }
+        hk_gpu_max_dynamic_shared(&prop, 0, &devices[d].props.max_shared_per_block);
+        hk_gpu_arch_name(&prop, devices[d].props.arch, sizeof devices[d].props.arch);
     }
     device_count = count;
 }

@@ -49,6 +49,10 @@ typedef struct hk__device_props {
     int multiprocessor_count;
     int max_threads_per_block;
     int warp_size;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    size_t max_shared_per_block; /* including the opt-in beyond the default where the vendor has one */
+    char arch[HK_DEVICE_ARCH_MAX];
 } hk__device_props;
 const hk__device_props *hk__device_properties(int device);
 /* Make the vendor runtime's current device on this thread `device`. */
@@ -57,7 +61,13 @@ hk_status hk__activate_device(const char *function, int device);
 /* ---- handles (handles.c): opaque values encoding slot + generation, so a
  * stale or invented handle is recognised without dereferencing anything. */
 
-typedef enum hk__handle_kind { HK__HANDLE_STREAM = 1, HK__HANDLE_EVENT = 2 } hk__handle_kind;
+typedef enum hk__handle_kind {
+    HK__HANDLE_STREAM = 1,
+    HK__HANDLE_EVENT = 2,
+    HK__HANDLE_PROGRAM = 3,
+    HK__HANDLE_MODULE = 4,
+    HK__HANDLE_KERNEL = 5
+} hk__handle_kind;
 
 /* The table stores the vendor object (never NULL) and its device by value, so
  * a lookup racing a destroy never reads freed memory. */

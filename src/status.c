@@ -5,7 +5,8 @@
 #include "gpu/gpu.h"
 #include "internal.h"
 
-#define HK_ERROR_TEXT_MAX 1024
+/* Large enough for a compiler log. */
+#define HK_ERROR_TEXT_MAX 32768
 
 static _Thread_local char last_error[HK_ERROR_TEXT_MAX];
 
@@ -23,6 +24,7 @@ const char *hk_status_name(hk_status status)
     case HK_ERROR_LAUNCH_FAILED: return "HK_ERROR_LAUNCH_FAILED";
     case HK_ERROR_RUNTIME: return "HK_ERROR_RUNTIME";
     case HK_ERROR_INTERNAL: return "HK_ERROR_INTERNAL";
+    case HK_ERROR_COMPILE: return "HK_ERROR_COMPILE";
     }
     return "HK_ERROR_UNKNOWN_STATUS";
 }
@@ -102,6 +104,7 @@ hk_status hk__fail_gpu(int gpu_error, const char *function, const char *what)
         hint = " (this build of hipkit has no code for this GPU: rebuild with its architecture in HIPKIT_GPU_TARGETS)";
     else if (e == hipErrorIllegalAddress || e == hipErrorLaunchFailure)
         hint = " (a kernel touched memory it does not own; the device context is now unusable, restart the process)";
+    (void)hipGetLastError(); /* the failure is reported here; do not let a later launch check see it */
     return hk__fail(status, function, "%s failed on device %d (%s): %s: %s%s", what, device, hk__device_name(device),
                     hipGetErrorName(e), hipGetErrorString(e), hint);
 }

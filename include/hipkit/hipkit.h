@@ -41,7 +41,8 @@ typedef enum hk_status {
     HK_ERROR_NOT_SUPPORTED = 7,    /* valid request this build or device cannot do */
     HK_ERROR_LAUNCH_FAILED = 8,    /* a kernel launch was rejected */
     HK_ERROR_RUNTIME = 9,          /* any other error reported by the vendor runtime */
-    HK_ERROR_INTERNAL = 10         /* a bug in hipkit: please report it */
+    HK_ERROR_INTERNAL = 10,        /* a bug in hipkit: please report it */
+    HK_ERROR_COMPILE = 11          /* run-time compilation failed; hk_last_error() holds the log */
 } hk_status;
 
 /* Short constant name of a status, e.g. "HK_ERROR_NO_DEVICE". Never NULL. */
@@ -225,6 +226,168 @@ HK_API hk_status hk_binary(hk_binary_op op, hk_dtype dtype, size_t n, const void
 /* *result_device = sum of x[0..n) (0 for n == 0), float32 and float64 only;
  * the result stays on the device (copy it back, or pass it to another op). */
 HK_API hk_status hk_sum(hk_dtype dtype, size_t n, const void *x, void *result_device, hk_stream stream);
+
+/* ----------------------------------------------------------------- random */
+
+/* Counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11; the
+ * Random123 generator). Any element can be computed on its own from (seed,
+ * position), so results are reproducible and the same bits come out on every
+ * device and vendor. float32 and float64 (others: HK_ERROR_NOT_SUPPORTED);
+ * asynchronous on `stream`, like the kernels above.
+ *
+ * Exactly which number element i of dst gets:
+ *  - Its position is p = offset + i, computed exactly: `offset` counts
+ *    elements, so two calls whose offsets differ by the first call's n give
+ *    the same numbers as one call for both, whatever the offset.
+ *  - E elements share one Philox block: E = 4 for float32, E = 2 for float64.
+ *    Element p uses block b = floor(p / E), and is number k = p mod E of it.
+ *  - The block's 32-bit words (w0, w1, w2, w3) = Philox4x32-10(counter, key),
+ *    key = (seed & 0xffffffff, seed >> 32), counter (c0, c1, c2, c3) =
+ *    (b & 0xffffffff, b >> 32, s, 0). The sub-stream s is 0 for float32
+ *    uniform, 1 for float64 uniform, 2 for float32 normal, 3 for float64
+ *    normal: different kinds of draw never share bits, so one offset
+ *    advanced by every call (as hipkit.random's Generator does) serves all.
+ *  - Uniform bits in [0, 1):
+ *      U32(w)      = (w >> 8) * 2^-24                          (24 bits)
+ *      U64(lo, hi) = (((uint64_t)hi << 32 | lo) >> 11) * 2^-53  (53 bits)
+ *  - hk_random_uniform: u = U32(w_k) for float32, U64(w_2k, w_2k+1) for
+ *    float64; the result is fma(high - low, u, low) in the element type, with
+ *    low and high rounded to it and high - low subtracted in it. The same
+ *    bits everywhere. As in NumPy, rounding can give `high` itself when the
+ *    span is wide compared with the spacing of numbers near high.
+ *  - hk_random_normal: Box-Muller on pairs of uniforms, u1 in (0, 1] (never
+ *    log(0)) and u2 in [0, 1). float32: numbers 2m and 2m+1 of a block
+ *    (m = 0, 1) take u1 = U32(w_2m) + 2^-24 and u2 = U32(w_2m+1); float64:
+ *    numbers 0 and 1 take u1 = U64(w0, w1) + 2^-53 and u2 = U64(w2, w3).
+ *    r = sqrt(-2 log(u1)); z = r cospi(2 u2) for the even number of the
+ *    pair, r sinpi(2 u2) for the odd one; the result is fma(stddev, z, mean)
+ *    in the element type. Computed in the element type with the vendor's
+ *    device math (logf, sqrtf, sincospif; log, sqrt, sincospi): the uniforms
+ *    are bit-identical everywhere, the results may differ in the last bits
+ *    between vendors' math libraries. |z| <= 5.8 for float32, 8.6 for float64.
+ *
+ * low, high, mean and stddev must be finite and within the dtype's range,
+ * with low <= high, high - low finite in the dtype, and stddev >= 0;
+ * otherwise HK_ERROR_INVALID_ARGUMENT. They are checked even for n == 0,
+ * which does nothing else (dst may then be NULL). */
+HK_API hk_status hk_random_uniform(void *dst, hk_dtype dtype, size_t n, uint64_t seed, uint64_t offset, double low,
+                                   double high, hk_stream stream);
+HK_API hk_status hk_random_normal(void *dst, hk_dtype dtype, size_t n, uint64_t seed, uint64_t offset, double mean,
+                                  double stddev, hk_stream stream);
+
+/* ------------------------------------------------- user kernels (run time) */
+
+/* Write a kernel once in HIP C++; hipkit compiles it at run time (hiprtc on
+ * AMD, NVRTC on NVIDIA) for the current device or for a named target, caches
+ * the result on disk and launches it. Kernels must be `extern "C" __global__`
+ * (or their parameter types given with hk_kernel_set_params). The device
+ * prelude is available as `#include <hipkit_device.h>`: index helpers, the
+ * warp size, warp and block reductions correct for 32 and 64 lanes. */
+
+typedef struct hk_program_opaque *hk_program; /* compiled code for one target */
+typedef struct hk_module_opaque *hk_module;   /* a program loaded on one device */
+typedef struct hk_kernel_opaque *hk_kernel;   /* one kernel of a module */
+
+/* Compile `source` (named `name` in messages, e.g. "saxpy.hip") with compiler
+ * `options` ("-DN=4", "-O3", ...) for `target` ("gfx90a", "sm_90"), or for the
+ * current device when target is NULL. Needs no GPU when a target is named.
+ * A compile error gives HK_ERROR_COMPILE, with the compiler's log (file and
+ * line numbers) in hk_last_error(). A cached result is used when present. */
+HK_API hk_status hk_program_compile(hk_program *program, const char *source, const char *name,
+                                    const char *const *options, int num_options, const char *target);
+HK_API hk_status hk_program_destroy(hk_program program);
+/* Code object (AMD), CUBIN (NVIDIA sm_XX) or PTX (NVIDIA compute_XX); valid
+ * until the program is destroyed. */
+HK_API hk_status hk_program_get_binary(hk_program program, const void **binary, size_t *bytes);
+/* The compiler's messages (warnings) for a successful compile; "" if none or cached. */
+HK_API hk_status hk_program_get_log(hk_program program, const char **log);
+/* The target compiled for ("sm_90", "gfx90a"). */
+HK_API hk_status hk_program_get_target(hk_program program, const char **target);
+/* 1 when the binary came from the disk cache, 0 when it was compiled now. */
+HK_API hk_status hk_program_is_cached(hk_program program, int *cached);
+
+/* Load a program on the current device; its target must be the device's. */
+HK_API hk_status hk_module_load(hk_module *module, hk_program program);
+/* Unloads the module; its kernels' handles become invalid. */
+HK_API hk_status hk_module_unload(hk_module module);
+HK_API hk_status hk_module_get_kernel(hk_kernel *kernel, hk_module module, const char *name);
+
+typedef enum hk_arg_type {
+    HK_ARG_POINTER = 0, /* any T* (device address) */
+    HK_ARG_INT8 = 1,
+    HK_ARG_UINT8 = 2,
+    HK_ARG_INT16 = 3,
+    HK_ARG_UINT16 = 4,
+    HK_ARG_INT32 = 5,
+    HK_ARG_UINT32 = 6,
+    HK_ARG_INT64 = 7,
+    HK_ARG_UINT64 = 8,
+    HK_ARG_FLOAT32 = 9,
+    HK_ARG_FLOAT64 = 10,
+    HK_ARG_BOOL = 11
+} hk_arg_type;
+
+#define HK_KERNEL_MAX_PARAMS 64
+
+/* The kernel's parameter types, read from its `extern "C"` declaration in the
+ * source (or set by hk_kernel_set_params). *count is -1 when unknown. `types`
+ * may be NULL; at most `capacity` entries are written. */
+HK_API hk_status hk_kernel_get_params(hk_kernel kernel, int *count, hk_arg_type *types, int capacity);
+/* Declare the parameter types when the source cannot tell (templates, macros). */
+HK_API hk_status hk_kernel_set_params(hk_kernel kernel, const hk_arg_type *types, int count);
+
+typedef struct hk_kernel_attributes {
+    int max_threads_per_block; /* for this kernel on this device */
+    size_t static_shared_bytes;
+    size_t max_dynamic_shared_bytes; /* the most a launch may ask for */
+    int registers_per_thread;
+} hk_kernel_attributes;
+HK_API hk_status hk_kernel_get_attributes(hk_kernel kernel, hk_kernel_attributes *attributes);
+
+typedef struct hk_dim3 {
+    unsigned int x, y, z;
+} hk_dim3;
+
+/* One argument with its type; launches check each against the parameter list. */
+typedef struct hk_arg {
+    hk_arg_type type;
+    union {
+        const void *pointer;
+        int64_t i64;  /* any signed integer type: range-checked against the parameter */
+        uint64_t u64; /* any unsigned integer type and bool: range-checked */
+        double f64;   /* float32 or float64 parameters */
+    } value;
+} hk_arg;
+
+/* Launch with a grid, a block, dynamic shared memory and a stream. Refused
+ * with a sentence, before launching: a block over the kernel's thread limit,
+ * a grid over the device's, shared memory over the limit, the wrong number of
+ * arguments, an argument whose type or value does not fit its parameter. */
+HK_API hk_status hk_kernel_launch(hk_kernel kernel, hk_dim3 grid, hk_dim3 block, size_t shared_bytes, hk_stream stream,
+                                  const hk_arg *args, int num_args);
+/* The fast path for bindings: the arguments already laid out as the kernel's
+ * parameters are in memory (each at its natural alignment, like a C struct
+ * of them); args_bytes must be that layout's size. Needs the parameter list. */
+HK_API hk_status hk_kernel_launch_packed(hk_kernel kernel, hk_dim3 grid, hk_dim3 block, size_t shared_bytes,
+                                         hk_stream stream, const void *args, size_t args_bytes);
+/* The block size with the best occupancy for this kernel (1-D), and the grid
+ * that covers n items with it. */
+HK_API hk_status hk_kernel_suggest_launch(hk_kernel kernel, size_t n, size_t shared_bytes, hk_dim3 *grid,
+                                          hk_dim3 *block);
+/* hk_kernel_suggest_launch, then hk_kernel_launch. */
+HK_API hk_status hk_kernel_launch_n(hk_kernel kernel, size_t n, size_t shared_bytes, hk_stream stream,
+                                    const hk_arg *args, int num_args);
+
+/* The disk cache of compiled programs, keyed by source, options, target,
+ * compiler version and hipkit version. Default folder: $HIPKIT_CACHE_DIR,
+ * else $XDG_CACHE_HOME/hipkit, else ~/.cache/hipkit; HIPKIT_CACHE_DISABLE=1
+ * turns it off. A damaged entry is detected (size, checksum, key) and rebuilt. */
+/* NULL turns the cache off; a folder turns it on there (created if needed). */
+HK_API hk_status hk_cache_set_dir(const char *dir);
+/* The folder in use, or NULL when the cache is off. */
+HK_API hk_status hk_cache_get_dir(const char **dir);
+/* Version of the run-time compiler (NVRTC or hiprtc). */
+HK_API hk_status hk_rtc_version(int *major, int *minor);
 
 #ifdef __cplusplus
 }

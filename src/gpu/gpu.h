@@ -38,6 +38,47 @@ static inline void hk_gpu_arch_name(const hipDeviceProp_t *prop, char *out, size
 #endif
 }
 
+/* The most dynamic shared memory one block of `f` may ask for, raising the
+ * kernel's limit when the vendor needs that (NVIDIA, above 48 KiB). */
+static inline hipError_t hk_gpu_max_dynamic_shared(const hipDeviceProp_t *prop, int static_bytes, size_t *bytes)
+{
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+    size_t limit = prop->sharedMemPerBlockOptin;
+#else
+    size_t limit = prop->sharedMemPerBlock;
+#endif
+    *bytes = limit > (size_t)static_bytes ? limit - (size_t)static_bytes : 0;
+    return hipSuccess;
+}
+
+static inline hipError_t hk_gpu_allow_dynamic_shared(hipFunction_t f, size_t bytes)
+{
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+    return cudaFuncSetAttribute((const void *)f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+#else
+    (void)f;
+    (void)bytes; /* AMD has no opt-in: the whole LDS is available */
+    return hipSuccess;
+#endif
+}
+
+/* Number of parameters recorded in the loaded code, or -1 when the vendor
+ * cannot tell (AMD). */
+static inline int hk_gpu_kernel_param_count(hipFunction_t f)
+{
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+    int count = 0;
+    size_t offset, size;
+    while (count < 4096 && cudaFuncGetParamInfo((const void *)f, (size_t)count, &offset, &size) == cudaSuccess)
+        count++;
+    (void)cudaGetLastError(); /* the probe past the end is expected to fail */
+    return count;
+#else
+    (void)f;
+    return -1;
+#endif
+}
+
 /* Statuses meaning "there is no GPU to use here" rather than a failure. */
 static inline int hk_gpu_error_means_no_device(hipError_t e)
 {

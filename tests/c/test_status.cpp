@@ -21,16 +21,17 @@ TEST(StatusName, EveryStatusHasItsConstantName)
     EXPECT_STREQ(hk_status_name(HK_ERROR_LAUNCH_FAILED), "HK_ERROR_LAUNCH_FAILED");
     EXPECT_STREQ(hk_status_name(HK_ERROR_RUNTIME), "HK_ERROR_RUNTIME");
     EXPECT_STREQ(hk_status_name(HK_ERROR_INTERNAL), "HK_ERROR_INTERNAL");
+    EXPECT_STREQ(hk_status_name(HK_ERROR_COMPILE), "HK_ERROR_COMPILE");
 }
 
 TEST(StatusName, OutOfRangeStatusGetsANameThatIsNoRealStatus)
 {
-    for (int value : {-1, 11, 1000}) {
+    for (int value : {-1, 12, 1000}) {
         SCOPED_TRACE("status value " + std::to_string(value));
         const char *name = hktest_status_name(value);
         ASSERT_NE(name, nullptr);
         EXPECT_STRNE(name, "");
-        for (int real = HK_SUCCESS; real <= HK_ERROR_INTERNAL; real++)
+        for (int real = HK_SUCCESS; real <= HK_ERROR_COMPILE; real++)
             EXPECT_STRNE(name, hk_status_name(static_cast<hk_status>(real)));
     }
 }

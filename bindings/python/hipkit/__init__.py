@@ -4,7 +4,7 @@
     x = hipkit.asarray(np.arange(5, dtype=np.float32))
     print((x + x).get(), hipkit.sum(x))
 """
-from .errors import (HipkitError, InternalError, InvalidArgumentError, InvalidDeviceError,
+from .errors import (CompileError, HipkitError, InternalError, InvalidArgumentError, InvalidDeviceError,
                      InvalidHandleError, LaunchError, NoDeviceError, NotReadyError,
                      NotSupportedError, OutOfMemoryError, RuntimeGPUError)
 from .device import (Device, Event, Stream, device_count, get_device, platform, pool_stats,

@@ -30,6 +30,7 @@ class NotSupportedError(HipkitError): status = lib.HK_ERROR_NOT_SUPPORTED
 class LaunchError(HipkitError): status = lib.HK_ERROR_LAUNCH_FAILED
 class RuntimeGPUError(HipkitError): status = lib.HK_ERROR_RUNTIME
 class InternalError(HipkitError): status = lib.HK_ERROR_INTERNAL
+class CompileError(HipkitError): status = lib.HK_ERROR_COMPILE
 
 _BY_STATUS = {cls.status: cls for cls in HipkitError.__subclasses__()}
 
