@@ -6,4 +6,5 @@ set -uo pipefail
 build=${1:-build/test-nvidia}
 here=$(dirname "$0")
 "$build/bench/pool_bench"
+"$build/bench/transfer_bench"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/ops_bench.py"

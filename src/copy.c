@@ -26,6 +26,12 @@ static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, 
     }
     if ((s = hk__require_gpu(fn)) != HK_SUCCESS)
         return s;
+    if (!async && kind != HK__DEVICE_TO_DEVICE) {
+        bool done = false;
+        s = hk__staged_copy(fn, dst, src, bytes, kind == HK__HOST_TO_DEVICE, &done);
+        if (s != HK_SUCCESS || done)
+            return s == HK_SUCCESS ? hk__ok() : s;
+    }
     s = hk__backend_current()->copy(fn, dst, src, bytes, kind, vendor_stream, async);
     return s == HK_SUCCESS ? hk__ok() : s;
 }

@@ -91,6 +91,11 @@ hk_status hk__pool_free(const char *function, void *ptr, void *vendor_stream, bo
 /* Blocks cached for vendor_stream become usable by everyone (called before the stream dies). */
 void hk__pool_forget_stream(void *vendor_stream);
 
+/* ---- staging.c: a synchronous copy between large pageable host memory and
+ * the device, pipelined through pinned buffers. Sets *done when it did the
+ * copy; leaves it false (HK_SUCCESS) when the plain vendor copy should. */
+hk_status hk__staged_copy(const char *fn, void *dst, const void *src, size_t bytes, int to_device, bool *done);
+
 /* ---- checked arithmetic */
 static inline bool hk__mul_overflows(size_t a, size_t b, size_t *out)
 {

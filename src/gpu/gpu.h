@@ -79,6 +79,27 @@ static inline int hk_gpu_kernel_param_count(hipFunction_t f)
 #endif
 }
 
+/* Is [ptr] page-locked host memory the DMA engines can read directly? Any
+ * failure of the query means "no" (plain pageable memory on HIP 5.2). */
+static inline int hk_gpu_host_is_pinned(const void *ptr)
+{
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+#else
+    hipPointerAttribute_t a;
+    if (hipPointerGetAttributes(&a, ptr) != hipSuccess) {
+        (void)hipGetLastError();
+        return 0;
+    }
+    return a.memoryType == hipMemoryTypeHost;
+#endif
+}
+
 /* Statuses meaning "there is no GPU to use here" rather than a failure. */
 static inline int hk_gpu_error_means_no_device(hipError_t e)
 {

@@ -167,6 +167,29 @@ TEST_F(Memory, HostToDeviceToHostRoundTripKeepsEveryByte)
     }
 }
 
+TEST_F(Memory, LargePageableCopiesAreStagedWithoutLosingAByte)
+{
+    // Above 32 MiB, pageable copies go through pinned buffers and host threads;
+    // odd sizes and a host pointer off by one byte reach every edge of that path.
+    HKTEST_SEEDED_RNG(rng);
+    for (size_t n : {32 * kMiB, 100 * kMiB + 3}) {
+        SCOPED_TRACE("bytes " + std::to_string(n));
+        auto sent = random_bytes(rng, n + 1);
+        hktest::DeviceMemory device;
+        ASSERT_HK_OK(device.allocate(n + 64));
+        ASSERT_HK_OK(hk_memset(device.get(), 0x7F, n + 64));
+        ASSERT_HK_OK(hk_memcpy_htod(device.as<char>() + 16, sent.data() + 1, n));
+        std::vector<unsigned char> back(n + 2, 0xA5);
+        ASSERT_HK_OK(hk_memcpy_dtoh(back.data() + 1, device.as<char>() + 16, n));
+        EXPECT_TRUE(std::equal(sent.begin() + 1, sent.end(), back.begin() + 1)) << "payload differs";
+        EXPECT_EQ(back[0], 0xA5) << "byte before the destination was written";
+        EXPECT_EQ(back[n + 1], 0xA5) << "byte after the destination was written";
+        unsigned char edges[16];
+        ASSERT_HK_OK(hk_memcpy_dtoh(edges, device.get(), 16));
+        EXPECT_EQ(std::count(edges, edges + 16, 0x7F), 16) << "device bytes before the range were written";
+    }
+}
+
 TEST_F(Memory, DeviceToDeviceCopiesExactlyTheRange)
 {
     HKTEST_SEEDED_RNG(rng);
