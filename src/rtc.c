@@ -9,8 +9,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu/gpu.h"
 #include "gpu/rtc.h"
 #include "rtc_internal.h"
+
+/* The toolkit version hipkit was built against names the compiler in cache
+ * keys: asking the loaded compiler would load NVRTC (tens of milliseconds)
+ * even for a cache hit, which must not need it. */
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+#define HK_RTC_BUILD_VERSION CUDART_VERSION
+#else
+#define HK_RTC_BUILD_VERSION HIP_VERSION
+#endif
 
 /* ------------------------------------------------------------ the cache */
 
@@ -113,16 +123,14 @@ static uint64_t fnv1a(const void *data, size_t size, uint64_t hash)
 static char *cache_key(const char *source, const char *name, const char *const *options, int num_options,
                        const char *target, size_t *length)
 {
-    int major = 0, minor = 0;
-    hiprtcVersion(&major, &minor);
     size_t size = strlen(source) + strlen(name) + strlen(target) + strlen(hk__prelude_source) + 256;
     for (int i = 0; i < num_options; i++)
         size += strlen(options[i]) + 24;
     char *key = malloc(size);
     if (!key)
         return NULL;
-    int n = snprintf(key, size, "hipkit %d.%d.%d|%s %d.%d|%s|%s|%d|", HK_VERSION_MAJOR, HK_VERSION_MINOR,
-                     HK_VERSION_PATCH, HK_RTC_NAME, major, minor, target, name, num_options);
+    int n = snprintf(key, size, "hipkit %d.%d.%d|%s %d|%s|%s|%d|", HK_VERSION_MAJOR, HK_VERSION_MINOR, HK_VERSION_PATCH,
+                     HK_RTC_NAME, (int)HK_RTC_BUILD_VERSION, target, name, num_options);
     for (int i = 0; i < num_options; i++)
         n += snprintf(key + n, size - (size_t)n, "%zu:%s|", strlen(options[i]), options[i]);
     n += snprintf(key + n, size - (size_t)n, "%s|%s", hk__prelude_source, source);
@@ -346,10 +354,6 @@ hk_status hk_program_compile(hk_program *program, const char *source, const char
         snprintf(device_target, sizeof device_target, "%s", hk__device_properties(hk__current_device())->arch);
         target = device_target;
     }
-    const char *why = hk_rtc_unavailable();
-    if (why)
-        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", why);
-
     hk__program *p = calloc(1, sizeof *p);
     if (!p || !(p->source = strdup(source)) || !(p->name = strdup(name)) || !(p->target = strdup(target))) {
         program_free(p);
@@ -368,7 +372,8 @@ hk_status hk_program_compile(hk_program *program, const char *source, const char
         p->cached = 1;
         p->log = strdup("");
     } else {
-        hk_status s = compile(fn, p, options, num_options);
+        const char *why = hk_rtc_unavailable();
+        hk_status s = why ? hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", why) : compile(fn, p, options, num_options);
         if (s != HK_SUCCESS) {
             free(key);
             program_free(p);
