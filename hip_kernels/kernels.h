@@ -25,6 +25,10 @@ int hkk_binary(const hkk_launch *launch, hk_binary_op op, hk_dtype dtype, size_t
 /* Bytes of scratch device memory hkk_sum needs for n elements. */
 size_t hkk_sum_scratch_bytes(const hkk_launch *launch, hk_dtype dtype, size_t n);
 int hkk_sum(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result);
+/* Philox random numbers as hk_random_uniform (normal == 0: a = low, b = high)
+ * or hk_random_normal (normal == 1: a = mean, b = stddev) define them. */
+int hkk_random(const hkk_launch *launch, hk_dtype dtype, int normal, void *dst, size_t n, uint64_t seed,
+               uint64_t offset, double a, double b);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,9 @@ typedef struct hk__backend {
     hk_status (*binary)(const char *fn, void *stream, hk_binary_op op, hk_dtype dtype, size_t n, const void *a,
                         const void *b, void *out);
     hk_status (*sum)(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *x, void *result);
+    /* Philox numbers (random.c): normal == 0: a = low, b = high; normal == 1: a = mean, b = stddev */
+    hk_status (*random_numbers)(const char *fn, void *stream, hk_dtype dtype, int normal, void *dst, size_t n,
+                                uint64_t seed, uint64_t offset, double a, double b);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

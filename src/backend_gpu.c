@@ -148,9 +148,16 @@ static hk_status sum(const char *fn, void *stream, hk_dtype dtype, size_t n, con
     return s;
 }
 
+static hk_status random_numbers(const char *fn, void *stream, hk_dtype dtype, int normal, void *dst, size_t n,
+                                uint64_t seed, uint64_t offset, double a, double b)
+{
+    hkk_launch l = launch_for(stream);
+    return launched(fn, hkk_random(&l, dtype, normal, dst, n, seed, offset, a, b), "launching the random kernel");
+}
+
 static const hk__backend gpu_backend = {
-    device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order, copy,
-    set,          fill,           iota,       axpy,         binary,      sum,
+    device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order,   copy,
+    set,          fill,           iota,       axpy,         binary,      sum,         random_numbers,
 };
 
 const hk__backend *hk__backend_current(void)
