@@ -30,6 +30,18 @@ int hkk_sum(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *x, v
 int hkk_random(const hkk_launch *launch, hk_dtype dtype, int normal, void *dst, size_t n, uint64_t seed,
                uint64_t offset, double a, double b);
 
+/* A coalesced N-d layout: dims of size 1 dropped, mergeable neighbours
+ * merged; strides in elements, src's already broadcast (0) to dst's shape. */
+typedef struct hkk_layout {
+    int ndim;
+    int64_t shape[HK_MAX_DIMS];
+    int64_t src_strides[HK_MAX_DIMS];
+    int64_t dst_strides[HK_MAX_DIMS];
+} hkk_layout;
+
+int hkk_copy_array(const hkk_launch *launch, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src, void *dst,
+                   size_t n, const hkk_layout *layout);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,8 @@
 
 #include "internal.h"
 
+struct hkk_layout; /* hip_kernels/kernels.h */
+
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
 typedef struct hk__backend {
@@ -36,6 +38,9 @@ typedef struct hk__backend {
     /* Philox numbers (random.c): normal == 0: a = low, b = high; normal == 1: a = mean, b = stddev */
     hk_status (*random_numbers)(const char *fn, void *stream, hk_dtype dtype, int normal, void *dst, size_t n,
                                 uint64_t seed, uint64_t offset, double a, double b);
+    /* dst = convert(src) over a coalesced layout (struct hkk_layout of hip_kernels/kernels.h) */
+    hk_status (*copy_array)(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
+                            void *dst, size_t n, const struct hkk_layout *layout);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

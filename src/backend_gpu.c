@@ -155,9 +155,16 @@ static hk_status random_numbers(const char *fn, void *stream, hk_dtype dtype, in
     return launched(fn, hkk_random(&l, dtype, normal, dst, n, seed, offset, a, b), "launching the random kernel");
 }
 
+static hk_status copy_array(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
+                            void *dst, size_t n, const hkk_layout *layout)
+{
+    hkk_launch l = launch_for(stream);
+    return launched(fn, hkk_copy_array(&l, src_dtype, dst_dtype, src, dst, n, layout), "launching the copy kernel");
+}
+
 static const hk__backend gpu_backend = {
     device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order,   copy,
-    set,          fill,           iota,       axpy,         binary,      sum,         random_numbers,
+    set,          fill,           iota,       axpy,         binary,      sum,         random_numbers, copy_array,
 };
 
 const hk__backend *hk__backend_current(void)

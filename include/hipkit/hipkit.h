@@ -275,6 +275,32 @@ HK_API hk_status hk_random_uniform(void *dst, hk_dtype dtype, size_t n, uint64_t
 HK_API hk_status hk_random_normal(void *dst, hk_dtype dtype, size_t n, uint64_t seed, uint64_t offset, double mean,
                                   double stddev, hk_stream stream);
 
+/* ------------------------------------------------- N-d arrays (strided views) */
+
+#define HK_MAX_DIMS 8
+
+/* A view of device memory: element (i0, ..., i{ndim-1}) is at
+ * data + (i0*strides[0] + ... ) elements. Strides count elements (not
+ * bytes), may be negative (reversed views) or 0 (broadcast). ndim 0 is a
+ * scalar (one element at data). */
+typedef struct hk_array {
+    void *data;
+    hk_dtype dtype;
+    int ndim;
+    int64_t shape[HK_MAX_DIMS];
+    int64_t strides[HK_MAX_DIMS];
+} hk_array;
+
+/* dst[...] = src[...] converted to dst's dtype, for any strides of either.
+ * src is broadcast to dst's shape by NumPy's rules (so a 0-d src fills dst).
+ * Covers astype, making a view contiguous, transposing, and assignment into
+ * slices. Casts are NumPy's astype (unsafe casting), except that a float
+ * outside an integer type's range or NaN converts to the nearest limit or 0
+ * (GPUs saturate; NumPy's result there is undefined). float16 is supported
+ * here. dst must not overlap src unless they are the same view: copy
+ * through a temporary. */
+HK_API hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stream);
+
 /* ------------------------------------------------- user kernels (run time) */
 
 /* Write a kernel once in HIP C++; hipkit compiles it at run time (hiprtc on
