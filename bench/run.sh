@@ -8,3 +8,4 @@ here=$(dirname "$0")
 "$build/bench/pool_bench"
 "$build/bench/transfer_bench"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/ops_bench.py"
+PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/kernel_bench.py" "$build"

@@ -12,6 +12,8 @@ from .device import (Device, Event, Stream, device_count, get_device, platform, 
 from .device import version as _library_version
 from .array import (add, arange, asarray, asnumpy, axpy, divide, empty, floor_divide, full,
                     multiply, ndarray, subtract, sum, zeros)
+from . import kernel
+from .kernel import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 from . import random
 
 # The version of the library actually loaded, not of the header it was built against.

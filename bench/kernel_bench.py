@@ -1,0 +1,206 @@
+"""kernel_bench.py: what a user kernel costs from Python, against the raw C
+launch and CuPy measured in the same run.
+
+    python3 bench/kernel_bench.py [BUILD_DIR]     (or HIPKIT_BUILD_DIR; default build/test-nvidia)
+
+(a) 20,000 launches of a tiny kernel (one pointer, one int; grid 1, block 32):
+    wall clock over the loop with one synchronize at the end, median of
+    repeats, next to an empty kernel <<<1, 1>>> launched from C (the line
+    BUILD_DIR/bench/pool_bench prints) and CuPy's RawKernel of the same source.
+(b) the first compile + launch of a kernel nobody has compiled before (a fresh
+    token in its source), and the same kernel in a new process, where it comes
+    from the disk cache: timed inside the child around compile + load + launch
+    + synchronize, after import and the first device array.
+(c) tiny template kernels (ElementwiseKernel, ReductionKernel) per call.
+Benchmarks are not tests: nothing is asserted, only printed.
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+
+import numpy as np
+
+import hipkit
+
+LAUNCHES = 20000
+REPEATS = 5
+TINY = r"""
+extern "C" __global__ void tiny(float *x, int n)
+{
+    if ((int)threadIdx.x < n)
+        x[threadIdx.x] += 1.0f;
+}
+"""
+
+
+def build_dir():
+    if len(sys.argv) > 1:
+        return sys.argv[1]
+    return os.environ.get("HIPKIT_BUILD_DIR", "build/test-nvidia")
+
+
+def raw_c_launch_us():
+    """µs per empty kernel <<<1, 1>>> from C, as pool_bench measures it; None if unavailable."""
+    program = os.path.join(build_dir(), "bench", "pool_bench")
+    if not os.path.exists(program):
+        return None, f"{program} not found (build with -DHIPKIT_BUILD_BENCH=ON)"
+    result = subprocess.run([program, str(LAUNCHES), str(REPEATS)], capture_output=True, text=True)
+    match = re.search(r"^\s*empty kernel <<<1, 1>>>\s+([0-9.]+)", result.stdout, re.M)
+    if not match:
+        return None, f"no 'empty kernel <<<1, 1>>>' line from {program} (NVIDIA builds only)"
+    return float(match.group(1)), program
+
+
+def per_launch_us(launch, sync, count=LAUNCHES, repeats=REPEATS):
+    for _ in range(1000):  # warm-up: code loading, clocks, the launch queue
+        launch()
+    sync()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(count):
+            launch()
+        sync()
+        times.append((time.perf_counter() - start) / count * 1e6)
+    return statistics.median(times)
+
+
+def import_cupy():
+    try:
+        import cupy
+        cupy.zeros(1).sum()  # a CUDA context, so it is not timed below
+        return cupy
+    except Exception as error:  # not installed, or no usable GPU for it
+        print(f"(CuPy not measured: {type(error).__name__}: {error})")
+        return None
+
+
+def launch_overhead(cupy):
+    print(f"\n(a) {LAUNCHES} launches of a tiny kernel (float *, int; grid 1, block 32), "
+          f"median of {REPEATS} loops, µs per launch")
+    device = hipkit.Device(0)
+    x = hipkit.zeros(32, np.float32)
+    tiny = hipkit.RawKernel(TINY, "tiny")
+    tiny(1, 32, (x, 32))
+    rows = []
+    raw, where = raw_c_launch_us()
+    if raw is None:
+        print(f"    raw C launch not measured: {where}")
+    else:
+        rows.append(("raw C: empty kernel <<<1, 1>>> (pool_bench)", raw))
+    rows.append(("hipkit.RawKernel: k(1, 32, (x, 32))",
+                 per_launch_us(lambda: tiny(1, 32, (x, 32)), device.synchronize)))
+    stream = hipkit.Stream()
+    rows.append(("hipkit.RawKernel on a stream: k(1, 32, (x, 32), 0, s)",
+                 per_launch_us(lambda: tiny(1, 32, (x, 32), 0, stream), stream.synchronize)))
+    rows.append(("hipkit.RawKernel.launch_n(32, (x, 32))",
+                 per_launch_us(lambda: tiny.launch_n(32, (x, 32)), device.synchronize)))
+    if cupy is not None:
+        kernel = cupy.RawKernel(TINY, "tiny")
+        y = cupy.zeros(32, cupy.float32)
+        n = np.int32(32)  # CuPy passes a Python int as 64 bits: give the width
+        kernel((1,), (32,), (y, n))
+        rows.append(("CuPy RawKernel: k((1,), (32,), (y, np.int32(32)))",
+                     per_launch_us(lambda: kernel((1,), (32,), (y, n)), cupy.cuda.Device().synchronize)))
+    print(f"    {'':58s} {'µs':>8s} {'x raw C':>8s}")
+    for label, us in rows:
+        ratio = f"{us / raw:8.2f}" if raw else f"{'':8s}"
+        print(f"    {label:58s} {us:8.3f} {ratio}")
+    if not x.get()[0] > 0:
+        print("    WARNING: the hipkit kernel did not run")
+
+
+CHILD = r"""
+import sys, time
+import numpy as np
+import hipkit
+x = hipkit.zeros(32, np.float32)
+hipkit.Device(0).synchronize()  # the device context exists before the clock starts
+start = time.perf_counter()
+kernel = hipkit.RawKernel(sys.argv[1], "tiny")
+kernel(1, 32, (x, 32))
+hipkit.Device(0).synchronize()
+elapsed = time.perf_counter() - start
+print(f"{elapsed * 1e3:.3f} {kernel.program.cached}")
+"""
+
+
+def compile_times(cupy):
+    print("\n(b) compile + load + launch + synchronize of a new kernel, ms")
+    source = f"// {uuid.uuid4().hex}\n{TINY}"
+    x = hipkit.zeros(32, np.float32)
+    hipkit.Device(0).synchronize()
+    start = time.perf_counter()
+    kernel = hipkit.RawKernel(source, "tiny")
+    kernel(1, 32, (x, 32))
+    hipkit.Device(0).synchronize()
+    first = (time.perf_counter() - start) * 1e3
+    rows = [("hipkit, first compile (nothing cached)", f"{first:.2f}")]
+    hits = []
+    for _ in range(3):
+        child = subprocess.run([sys.executable, "-c", CHILD, source], capture_output=True, text=True)
+        if child.returncode != 0:
+            rows.append(("hipkit, new process, cache hit", f"failed: {child.stderr.strip()[-300:]}"))
+            break
+        ms, cached = child.stdout.split()
+        hits.append(float(ms))
+        if cached != "True":
+            rows.append(("hipkit, new process", f"{ms} (NOT a cache hit: is the cache off?)"))
+    if hits:
+        rows.append((f"hipkit, new process, cache hit (median of {len(hits)})", f"{statistics.median(hits):.3f}"))
+    if cupy is not None:
+        cupy_source = f"// {uuid.uuid4().hex}\n{TINY}"
+        y = cupy.zeros(32, cupy.float32)
+        cupy.cuda.Device().synchronize()
+        start = time.perf_counter()
+        kernel = cupy.RawKernel(cupy_source, "tiny")
+        kernel((1,), (32,), (y, np.int32(32)))
+        cupy.cuda.Device().synchronize()
+        rows.append(("CuPy, first compile (nothing cached)", f"{(time.perf_counter() - start) * 1e3:.2f}"))
+    for label, value in rows:
+        print(f"    {label:58s} {value:>10s}")
+    print(f"    (cache folder: {hipkit.kernel.get_cache_dir()})")
+
+
+def template_costs(cupy):
+    print("\n(c) tiny template kernels from Python, µs per call (asynchronous, one synchronize at the end)")
+    device = hipkit.Device(0)
+    x, y = hipkit.zeros(32, np.float32), hipkit.zeros(32, np.float32)
+    out = hipkit.zeros(32, np.float32)
+    axpy2 = hipkit.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 2 + y", "axpy2")
+    total = hipkit.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "total")
+    result = hipkit.zeros((), np.float32)
+    rows = [("hipkit ElementwiseKernel, out given", per_launch_us(lambda: axpy2(x, y, out), device.synchronize)),
+            ("hipkit ElementwiseKernel, new output", per_launch_us(lambda: axpy2(x, y), device.synchronize)),
+            ("hipkit ReductionKernel, out given", per_launch_us(lambda: total(x, out=result), device.synchronize))]
+    if cupy is not None:
+        c_axpy2 = cupy.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 2 + y", "axpy2")
+        c_total = cupy.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "total")
+        cx, cy, cout = cupy.zeros(32, cupy.float32), cupy.zeros(32, cupy.float32), cupy.zeros(32, cupy.float32)
+        sync = cupy.cuda.Device().synchronize
+        rows += [("CuPy ElementwiseKernel, out given", per_launch_us(lambda: c_axpy2(cx, cy, cout), sync)),
+                 ("CuPy ElementwiseKernel, new output", per_launch_us(lambda: c_axpy2(cx, cy), sync)),
+                 ("CuPy ReductionKernel", per_launch_us(lambda: c_total(cx), sync))]
+    for label, us in rows:
+        print(f"    {label:58s} {us:8.3f}")
+
+
+def main():
+    if hipkit.device_count() == 0:
+        print("kernel_bench: no GPU (hk_device_count() == 0); nothing to measure.")
+        return
+    info = hipkit.Device(0).info()
+    print(f"kernel_bench: device 0: {info['name']} ({info['arch']}), hipkit {hipkit.__version__} for "
+          f"{hipkit.platform()}, run-time compiler {'.'.join(map(str, hipkit.kernel.rtc_version()))}")
+    cupy = import_cupy()
+    launch_overhead(cupy)
+    compile_times(cupy)
+    template_costs(cupy)
+
+
+if __name__ == "__main__":
+    main()
