@@ -94,6 +94,20 @@ static int hk_fill_loop(void *context, long iterations)
     return s == HK_SUCCESS ? 0 : hk_failed("hk_stream_synchronize", s);
 }
 
+/* An empty user kernel (run-time compiled) through the packed fast path. */
+static int user_launch_loop(void *context, long iterations)
+{
+    hk_kernel kernel = context;
+    const hk_dim3 one = {1, 1, 1};
+    for (long i = 0; i < iterations; i++) {
+        hk_status s = hk_kernel_launch_packed(kernel, one, one, 0, NULL, NULL, 0);
+        if (s != HK_SUCCESS)
+            return hk_failed("hk_kernel_launch_packed", s);
+    }
+    hk_status s = hk_stream_synchronize(NULL);
+    return s == HK_SUCCESS ? 0 : hk_failed("hk_stream_synchronize", s);
+}
+
 static int hk_fill_round_trip_loop(void *context, long iterations)
 {
     const float value = 1.0f;
@@ -253,6 +267,27 @@ int main(int argc, char **argv)
     failed |= print_row("empty kernel <<<1, 1>>>", median_us(raw_launch_loop, NULL, iterations, repeats), hk_launch,
                         iterations);
 #endif
+    {
+        hk_program program = NULL;
+        hk_module module = NULL;
+        hk_kernel kernel = NULL;
+        hk_status s =
+            hk_program_compile(&program, "extern \"C\" __global__ void empty() {}\n", "empty.hip", NULL, 0, NULL);
+        if (s == HK_SUCCESS)
+            s = hk_module_load(&module, program);
+        if (s == HK_SUCCESS)
+            s = hk_module_get_kernel(&kernel, module, "empty");
+        if (s != HK_SUCCESS)
+            failed |= hk_failed("compiling the empty user kernel", s);
+        else
+            failed |= print_row(getenv("HIPKIT_LAUNCH_API") ? "empty user kernel, hk_kernel_launch_packed (runtime API)"
+                                                            : "empty user kernel, hk_kernel_launch_packed",
+                                median_us(user_launch_loop, kernel, iterations, repeats), hk_launch, iterations);
+        if (module)
+            hk_module_unload(module);
+        if (program)
+            hk_program_destroy(program);
+    }
 
     print_group("launch + synchronize round trip");
     double hk_trip = median_us(hk_fill_round_trip_loop, one_float, round_trips, repeats);

@@ -6,6 +6,8 @@ set -uo pipefail
 build=${1:-build/test-nvidia}
 here=$(dirname "$0")
 "$build/bench/pool_bench"
+echo "--- the same launch rows with user kernels launched through the CUDA runtime instead of the driver:"
+HIPKIT_LAUNCH_API=runtime "$build/bench/pool_bench" 20000 3 | grep -E "empty|hk_fill, n = 1 "
 "$build/bench/transfer_bench"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/ops_bench.py"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/kernel_bench.py" "$build"

@@ -56,7 +56,7 @@ if(HIPKIT_PLATFORM STREQUAL "nvidia")
   find_package(CUDAToolkit REQUIRED)
   # NVRTC is opened at run time (dlopen); the toolkit's folder is a fallback path.
   set(HIPKIT_PLATFORM_DEFINITIONS HIPKIT_PLATFORM_NVIDIA "HIPKIT_NVRTC_DIR=\"${CUDAToolkit_LIBRARY_DIR}\"")
-  set(HIPKIT_PLATFORM_HOST_SOURCES src/gpu/nvrtc_loader.c)
+  set(HIPKIT_PLATFORM_HOST_SOURCES src/gpu/nvrtc_loader.c src/gpu/fast_launch_nvidia.c)
   # The static runtime: no libcudart.so to find at run time; the driver is
   # opened lazily, so the library loads on machines without one.
   set(HIPKIT_VENDOR_LIBRARIES CUDA::cudart_static)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/fast_launch.h"
 #include "gpu/gpu.h"
 #include "rtc_internal.h"
 
@@ -24,9 +25,11 @@ typedef struct kernel {
     hk_arg_type params[HK_KERNEL_MAX_PARAMS];
     size_t offsets[HK_KERNEL_MAX_PARAMS];
     size_t packed_size;
+    size_t struct_size; /* packed_size with a C struct's tail padding */
     hk_kernel_attributes attributes;
     size_t shared_opted_in; /* dynamic shared memory the vendor has been told to allow */
     int suggested_block;    /* occupancy choice for launches without dynamic shared memory */
+    void *fast_function;    /* the driver's handle for the direct launch, or NULL (gpu/fast_launch.h) */
 } kernel;
 
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -63,8 +66,14 @@ static void lay_out(kernel *k)
         k->offsets[i] = offset;
         offset += size;
     }
-    /* A binding's packed buffer ends right after the last parameter. */
+    /* A binding's packed buffer ends right after the last parameter; a C
+     * struct of the parameters may also carry tail padding. */
     k->packed_size = offset;
+    size_t align = 1;
+    for (int i = 0; i < k->param_count; i++)
+        if (arg_size(k->params[i]) > align)
+            align = arg_size(k->params[i]);
+    k->struct_size = (offset + align - 1) / align * align;
 }
 
 static kernel *kernel_lookup(const char *fn, hk_kernel handle)
@@ -222,6 +231,7 @@ hk_status hk_module_get_kernel(hk_kernel *out, hk_module handle, const char *nam
         free(k);
         return s;
     }
+    k->fast_function = hk_gpu_fast_function(k->function);
     k->param_count = hk__parse_kernel_params(m->source, name, k->params, HK_KERNEL_MAX_PARAMS);
     int loaded_count = hk_gpu_kernel_param_count(k->function);
     if (k->param_count >= 0 && loaded_count >= 0 && loaded_count != k->param_count)
@@ -312,7 +322,8 @@ static hk_status check_shape(const char *fn, kernel *k, hk_dim3 grid, hk_dim3 bl
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.%c is 0 for %s; every dimension must be at least 1",
                             g[i] == 0 ? "grid" : "block", axis[i], k->name);
         if (b[i] > (unsigned)props->max_block_dim[i])
-            return hk__fail(HK_ERROR_LAUNCH_FAILED, fn, "block.%c = %u for %s exceeds the device's limit of %d",
+            return hk__fail(HK_ERROR_LAUNCH_FAILED, fn,
+                            "block.%c = %u threads for %s exceeds the device's limit of %d threads in that dimension",
                             axis[i], b[i], k->name, props->max_block_dim[i]);
         if (g[i] > (unsigned)props->max_grid_dim[i])
             return hk__fail(HK_ERROR_LAUNCH_FAILED, fn, "grid.%c = %u for %s exceeds the device's limit of %d", axis[i],
@@ -346,6 +357,11 @@ static hk_status launch(const char *fn, kernel *k, hk_dim3 grid, hk_dim3 block, 
     hk_status s = hk__resolve_stream(fn, stream, &vendor_stream);
     if (s != HK_SUCCESS)
         return s;
+    if (k->fast_function && hk_gpu_fast_launch(k->fast_function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                               (unsigned int)shared_bytes, (hipStream_t)vendor_stream, params) == 0)
+        return hk__ok();
+    /* The runtime's launch: the usual path where there is no direct one, and
+     * the one that reports an error in the runtime's words. */
     hipError_t e = hipModuleLaunchKernel(k->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                          (unsigned int)shared_bytes, (hipStream_t)vendor_stream, params, NULL);
     if (e != hipSuccess) {
@@ -457,7 +473,7 @@ hk_status hk_kernel_launch_packed(hk_kernel handle, hk_dim3 grid, hk_dim3 block,
     if (k->param_count < 0)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                         "the parameter types of %s are unknown; declare them with hk_kernel_set_params", k->name);
-    if (args_bytes != k->packed_size || (args_bytes > 0 && !args))
+    if ((args_bytes != k->packed_size && args_bytes != k->struct_size) || (args_bytes > 0 && !args))
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                         "%s's %d parameters take %zu packed bytes, but %zu were given (wrong number or types of "
                         "arguments?)",

@@ -393,7 +393,8 @@ HK_API hk_status hk_kernel_launch(hk_kernel kernel, hk_dim3 grid, hk_dim3 block,
                                   const hk_arg *args, int num_args);
 /* The fast path for bindings: the arguments already laid out as the kernel's
  * parameters are in memory (each at its natural alignment, like a C struct
- * of them); args_bytes must be that layout's size. Needs the parameter list. */
+ * of them); args_bytes is that layout's size, with or without the struct's
+ * tail padding. Needs the parameter list. */
 HK_API hk_status hk_kernel_launch_packed(hk_kernel kernel, hk_dim3 grid, hk_dim3 block, size_t shared_bytes,
                                          hk_stream stream, const void *args, size_t args_bytes);
 /* The block size with the best occupancy for this kernel (1-D), and the grid

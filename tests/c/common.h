@@ -276,6 +276,8 @@ inline int run_this_test_hiding_gpus()
 // runs everywhere and skips nowhere.
 #define SKIP_WITH_GPU()                                                                                                \
     do {                                                                                                               \
+        if (::hktest::gpu_available() && std::getenv("HIPKIT_TEST_NO_REEXEC"))                                         \
+            GTEST_SKIP() << "HIPKIT_TEST_NO_REEXEC is set (under a sanitizer): not re-run with the GPUs hidden";       \
         if (::hktest::gpu_available()) {                                                                               \
             ASSERT_EQ(std::getenv("HIPKIT_TEST_GPUS_HIDDEN"), nullptr)                                                 \
                 << "the GPUs were hidden from the runtime, yet hk_device_count() > 0";                                 \
