@@ -457,9 +457,17 @@ TEST_F(UserKernel, PackedArgumentsLaunchLikeTypedOnes)
     ASSERT_HK_OK(hk_memcpy_dtoh(got.data(), dx.get(), n * 8));
     for (int i = 0; i < n; i++)
         ASSERT_EQ(got[i], (x[i] * 6) >> 1) << i;
-    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_kernel_launch_packed",
-                    hk_kernel_launch_packed(get("scale_ints"), hk_dim3{1, 1, 1}, hk_dim3{1, 1, 1}, 0, nullptr, &packed,
-                                            sizeof packed - 4));
+    // Without the struct's 4 bytes of tail padding (20 bytes) is accepted too
+    // (n = 0: the launch touches nothing); other sizes are refused.
+    auto idle = packed;
+    idle.n = 0;
+    EXPECT_HK_OK(hk_kernel_launch_packed(get("scale_ints"), hk_dim3{1, 1, 1}, hk_dim3{1, 1, 1}, 0, nullptr, &idle,
+                                         sizeof idle - 4));
+    for (size_t wrong : {sizeof packed - 8, sizeof packed + 4})
+        EXPECT_HK_FAILS(
+            HK_ERROR_INVALID_ARGUMENT, "hk_kernel_launch_packed",
+            hk_kernel_launch_packed(get("scale_ints"), hk_dim3{1, 1, 1}, hk_dim3{1, 1, 1}, 0, nullptr, &packed, wrong));
+    ASSERT_HK_OK(hk_device_synchronize());
 }
 
 TEST_F(UserKernel, WrongArgumentsAreRefusedBeforeLaunch)
