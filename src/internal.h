@@ -96,6 +96,14 @@ void hk__pool_forget_stream(void *vendor_stream);
  * copy; leaves it false (HK_SUCCESS) when the plain vendor copy should. */
 hk_status hk__staged_copy(const char *fn, void *dst, const void *src, size_t bytes, int to_device, bool *done);
 
+/* Return the status of `expr` from the calling function unless it succeeded. */
+#define HK_TRY(expr)                                                                                                   \
+    do {                                                                                                               \
+        hk_status hk_try_status_ = (expr);                                                                             \
+        if (hk_try_status_ != HK_SUCCESS)                                                                              \
+            return hk_try_status_;                                                                                     \
+    } while (0)
+
 /* ---- checked arithmetic */
 static inline bool hk__mul_overflows(size_t a, size_t b, size_t *out)
 {

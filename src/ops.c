@@ -85,13 +85,6 @@ static hk_status begin(const char *fn, hk_stream stream, size_t n, void **vendor
     return *skip ? HK_SUCCESS : hk__require_gpu(fn);
 }
 
-#define TRY(expr)                                                                                                      \
-    do {                                                                                                               \
-        hk_status try_status_ = (expr);                                                                                \
-        if (try_status_ != HK_SUCCESS)                                                                                 \
-            return try_status_;                                                                                        \
-    } while (0)
-
 static hk_status finish(hk_status s)
 {
     return s == HK_SUCCESS ? hk__ok() : s;
@@ -100,45 +93,45 @@ static hk_status finish(hk_status s)
 hk_status hk_fill(void *dst, hk_dtype dtype, size_t n, const void *value, hk_stream stream)
 {
     static const char fn[] = "hk_fill";
-    TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
+    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
     void *vs;
     bool skip;
     if (n) {
-        TRY(check_array(fn, "dst", dst, dtype, n));
-        TRY(check_host_value(fn, "value", value));
+        HK_TRY(check_array(fn, "dst", dst, dtype, n));
+        HK_TRY(check_host_value(fn, "value", value));
     }
-    TRY(begin(fn, stream, n, &vs, &skip));
+    HK_TRY(begin(fn, stream, n, &vs, &skip));
     return skip ? hk__ok() : finish(hk__backend_current()->fill(fn, vs, dtype, dst, n, value));
 }
 
 hk_status hk_iota(void *dst, hk_dtype dtype, size_t n, const void *start, const void *step, hk_stream stream)
 {
     static const char fn[] = "hk_iota";
-    TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
+    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
     void *vs;
     bool skip;
     if (n) {
-        TRY(check_array(fn, "dst", dst, dtype, n));
-        TRY(check_host_value(fn, "start", start));
-        TRY(check_host_value(fn, "step", step));
+        HK_TRY(check_array(fn, "dst", dst, dtype, n));
+        HK_TRY(check_host_value(fn, "start", start));
+        HK_TRY(check_host_value(fn, "step", step));
     }
-    TRY(begin(fn, stream, n, &vs, &skip));
+    HK_TRY(begin(fn, stream, n, &vs, &skip));
     return skip ? hk__ok() : finish(hk__backend_current()->iota(fn, vs, dtype, dst, n, start, step));
 }
 
 hk_status hk_axpy(hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y, hk_stream stream)
 {
     static const char fn[] = "hk_axpy";
-    TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
+    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
     void *vs;
     bool skip;
     if (n) {
-        TRY(check_host_value(fn, "alpha", alpha));
-        TRY(check_array(fn, "x", x, dtype, n));
-        TRY(check_array(fn, "y", y, dtype, n));
-        TRY(check_overlap(fn, "x", x, "y", y, n * dtype_sizes[dtype]));
+        HK_TRY(check_host_value(fn, "alpha", alpha));
+        HK_TRY(check_array(fn, "x", x, dtype, n));
+        HK_TRY(check_array(fn, "y", y, dtype, n));
+        HK_TRY(check_overlap(fn, "x", x, "y", y, n * dtype_sizes[dtype]));
     }
-    TRY(begin(fn, stream, n, &vs, &skip));
+    HK_TRY(begin(fn, stream, n, &vs, &skip));
     return skip ? hk__ok() : finish(hk__backend_current()->axpy(fn, vs, dtype, n, alpha, x, y));
 }
 
@@ -148,33 +141,33 @@ hk_status hk_binary(hk_binary_op op, hk_dtype dtype, size_t n, const void *a, co
     static const char fn[] = "hk_binary";
     if ((unsigned)op > HK_DIVIDE)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "op %d is not a hk_binary_op (0..%d)", (int)op, HK_DIVIDE);
-    TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
+    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
     void *vs;
     bool skip;
     if (n) {
-        TRY(check_array(fn, "a", a, dtype, n));
-        TRY(check_array(fn, "b", b, dtype, n));
-        TRY(check_array(fn, "out", out, dtype, n));
-        TRY(check_overlap(fn, "a", a, "out", out, n * dtype_sizes[dtype]));
-        TRY(check_overlap(fn, "b", b, "out", out, n * dtype_sizes[dtype]));
+        HK_TRY(check_array(fn, "a", a, dtype, n));
+        HK_TRY(check_array(fn, "b", b, dtype, n));
+        HK_TRY(check_array(fn, "out", out, dtype, n));
+        HK_TRY(check_overlap(fn, "a", a, "out", out, n * dtype_sizes[dtype]));
+        HK_TRY(check_overlap(fn, "b", b, "out", out, n * dtype_sizes[dtype]));
     }
-    TRY(begin(fn, stream, n, &vs, &skip));
+    HK_TRY(begin(fn, stream, n, &vs, &skip));
     return skip ? hk__ok() : finish(hk__backend_current()->binary(fn, vs, op, dtype, n, a, b, out));
 }
 
 hk_status hk_sum(hk_dtype dtype, size_t n, const void *x, void *result, hk_stream stream)
 {
     static const char fn[] = "hk_sum";
-    TRY(check_dtype(fn, dtype, FLOATS_ONLY));
-    TRY(check_array(fn, "result_device", result, dtype, 1));
+    HK_TRY(check_dtype(fn, dtype, FLOATS_ONLY));
+    HK_TRY(check_array(fn, "result_device", result, dtype, 1));
     if (n) {
-        TRY(check_array(fn, "x", x, dtype, n));
+        HK_TRY(check_array(fn, "x", x, dtype, n));
         uintptr_t r = (uintptr_t)result, first = (uintptr_t)x, bytes = n * dtype_sizes[dtype];
         if (r < first + bytes && first < r + dtype_sizes[dtype])
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "result_device lies inside x; use a separate output");
     }
     void *vs;
     bool skip;
-    TRY(begin(fn, stream, 1, &vs, &skip)); /* n == 0 still writes the zero */
+    HK_TRY(begin(fn, stream, 1, &vs, &skip)); /* n == 0 still writes the zero */
     return finish(hk__backend_current()->sum(fn, vs, dtype, n, x, result));
 }

@@ -7,13 +7,6 @@
 #include "backend.h"
 #include "internal.h"
 
-#define TRY(expr)                                                                                                      \
-    do {                                                                                                               \
-        hk_status try_status_ = (expr);                                                                                \
-        if (try_status_ != HK_SUCCESS)                                                                                 \
-            return try_status_;                                                                                        \
-    } while (0)
-
 static hk_status check_dtype(const char *fn, hk_dtype dtype)
 {
     if ((unsigned)dtype > HK_FLOAT64)
@@ -71,13 +64,13 @@ static hk_status generate(const char *fn, int normal, void *dst, hk_dtype dtype,
                           uint64_t offset, double a, double b, hk_stream stream)
 {
     if (n)
-        TRY(check_dst(fn, dst, dtype, n));
+        HK_TRY(check_dst(fn, dst, dtype, n));
     void *vendor_stream = NULL;
     if (stream)
-        TRY(hk__resolve_stream(fn, stream, &vendor_stream));
+        HK_TRY(hk__resolve_stream(fn, stream, &vendor_stream));
     if (n == 0)
         return hk__ok();
-    TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_gpu(fn));
     hk_status s = hk__backend_current()->random_numbers(fn, vendor_stream, dtype, normal, dst, n, seed, offset, a, b);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
@@ -86,10 +79,10 @@ hk_status hk_random_uniform(void *dst, hk_dtype dtype, size_t n, uint64_t seed, 
                             double high, hk_stream stream)
 {
     static const char fn[] = "hk_random_uniform";
-    TRY(check_dtype(fn, dtype));
-    TRY(check_parameter(fn, "low", low, dtype));
-    TRY(check_parameter(fn, "high", high, dtype));
-    TRY(check_interval(fn, low, high, dtype));
+    HK_TRY(check_dtype(fn, dtype));
+    HK_TRY(check_parameter(fn, "low", low, dtype));
+    HK_TRY(check_parameter(fn, "high", high, dtype));
+    HK_TRY(check_interval(fn, low, high, dtype));
     return generate(fn, 0, dst, dtype, n, seed, offset, low, high, stream);
 }
 
@@ -97,9 +90,9 @@ hk_status hk_random_normal(void *dst, hk_dtype dtype, size_t n, uint64_t seed, u
                            double stddev, hk_stream stream)
 {
     static const char fn[] = "hk_random_normal";
-    TRY(check_dtype(fn, dtype));
-    TRY(check_parameter(fn, "mean", mean, dtype));
-    TRY(check_parameter(fn, "stddev", stddev, dtype));
+    HK_TRY(check_dtype(fn, dtype));
+    HK_TRY(check_parameter(fn, "mean", mean, dtype));
+    HK_TRY(check_parameter(fn, "stddev", stddev, dtype));
     if (stddev < 0)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "stddev is %g; it must not be negative", stddev);
     return generate(fn, 1, dst, dtype, n, seed, offset, mean, stddev, stream);
