@@ -1,0 +1,112 @@
+"""Dtypes and type promotion for hipkit.ndarray: the logic layer, not yet wired in.
+
+hipkit's kernels support ten dtypes (hk_dtype in hipkit.h): bool, int8,
+uint8, int32, uint32, int64, uint64, float16, float32, float64. This module
+names them as NumPy dtypes and computes result dtypes by NumPy 2's rules
+(NEP 50), so `x + y` on hipkit arrays gives the dtype NumPy would. Pure
+Python over NumPy; no cffi, no GPU.
+"""
+
+import numpy as np
+
+__all__ = ["SUPPORTED", "is_supported", "to_supported", "result_type",
+           "true_divide_type", "sum_accumulator_type"]
+
+SUPPORTED = tuple(np.dtype(name) for name in (
+    "bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"))
+_SUPPORTED_SET = frozenset(SUPPORTED)
+
+
+def is_supported(dtype):
+    """True when `dtype` (anything np.dtype accepts) is one of hipkit's ten."""
+    try:
+        return np.dtype(dtype) in _SUPPORTED_SET
+    except TypeError:
+        return False
+
+
+def to_supported(dtype):
+    """`dtype` itself when hipkit supports it; otherwise the smallest supported
+    dtype that holds every value of it exactly, by np.can_cast(dtype, d,
+    "safe") (int16 -> int32, uint16 -> uint32; ties go to the same kind).
+    TypeError when there is none (complex, longdouble, strings, objects)."""
+    dtype = np.dtype(dtype)
+    if dtype in _SUPPORTED_SET:
+        return dtype
+    fits = [d for d in SUPPORTED if np.can_cast(dtype, d, "safe")]
+    if not fits:
+        raise TypeError(f"hipkit does not support dtype {dtype}, and no supported dtype "
+                        f"({', '.join(map(str, SUPPORTED))}) holds its values exactly")
+    return min(fits, key=lambda d: (d.itemsize, d.kind != dtype.kind))
+
+
+def _operand(x):
+    """What np.result_type should see for `x`: Python bool/int/float values
+    stay themselves (NumPy 2 treats them as weak: they take the other
+    operands' dtype); anything with a dtype (arrays, NumPy scalars) gives
+    its dtype (strong); otherwise x is a dtype-like ("float32", np.int8)."""
+    if isinstance(x, complex):
+        raise TypeError("hipkit has no complex dtypes")
+    if type(x) in (bool, int, float):
+        return x
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and not isinstance(x, type):
+        return np.dtype(dtype)
+    try:
+        return np.dtype(x)
+    except TypeError:
+        raise TypeError(f"cannot interpret {x!r} as a dtype or a Python scalar") from None
+
+
+def result_type(*operands):
+    """NumPy 2's result dtype (NEP 50) for `operands`: dtypes, arrays, NumPy
+    scalars (all strong) and Python bool/int/float values (weak: an int
+    takes an integer array's dtype, a float a float array's). Differences
+    from np.result_type, because hipkit has only ten dtypes:
+
+    - a result NumPy gives outside the ten (int8 with uint8 gives int16) is
+      mapped by to_supported() to the smallest supported dtype holding it
+      exactly (int16 -> int32); complex results raise TypeError.
+    - a Python int that the result's integer dtype cannot hold raises
+      OverflowError ("Python integer 300 out of bounds for uint8"), as NumPy
+      2's operators do (np.result_type itself does not check). With only
+      Python ints the result is int64, so an int outside int64 raises too
+      (np.result_type would give object).
+    """
+    if not operands:
+        raise ValueError("at least one array or dtype is required")
+    ops = [_operand(x) for x in operands]
+    pyints = [x for x in ops if type(x) is int]
+    if all(type(x) in (bool, int, float) for x in ops):
+        # np.result_type(2**64) is object; decide all-Python-scalar cases here.
+        kind = float if any(type(x) is float for x in ops) else int if pyints else bool
+        result = np.dtype({float: np.float64, int: np.int64, bool: np.bool_}[kind])
+    else:
+        result = to_supported(np.result_type(*ops))
+    if result.kind in "iu":
+        info = np.iinfo(result)
+        for value in pyints:
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"Python integer {value} out of bounds for {result}")
+    elif result.kind == "f":
+        for value in pyints:
+            try:
+                float(value)  # NumPy converts via double: "int too large to convert to float"
+            except OverflowError:
+                raise OverflowError("int too large to convert to float") from None
+    return result
+
+
+def true_divide_type(dtype):
+    """The dtype of x / y for one input dtype: floats keep theirs, bool and
+    integers divide in float64 (NumPy's true_divide loops)."""
+    dtype = np.dtype(dtype)
+    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+
+
+def sum_accumulator_type(dtype):
+    """NumPy's default dtype of sum/prod/cumsum: bool and signed integers
+    accumulate in int64, unsigned in uint64, floats in their own dtype."""
+    dtype = np.dtype(dtype)
+    return {"b": np.dtype(np.int64), "i": np.dtype(np.int64),
+            "u": np.dtype(np.uint64)}.get(dtype.kind, dtype)
