@@ -205,7 +205,7 @@ int hk__parse_kernel_params(const char *source, const char *name, hk_arg_type *t
             continue;
         /* The parameter list: split on depth-0 commas. */
         size_t end = skip_group(s, i);
-        if (!s[end - 1] || s[end - 1] != ')')
+        if (end == 0 || s[end - 1] != ')')
             break;
         size_t start = i + 1, stop = end - 1;
         int count = 0, known = 1, depth = 0;

@@ -386,7 +386,7 @@ static hk_status convert(const char *fn, const kernel *k, int index, hk_arg_type
         if (param != given)
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "argument %d of %s is a %s parameter but a %s was given",
                             index, k->name, arg_name(param), arg_name(given));
-        memcpy(slot, &arg->value.pointer, sizeof(void *));
+        memcpy(slot, &arg->value.pointer, sizeof(void *)); // cppcheck-suppress pointerSize
         return HK_SUCCESS;
     }
     if (param == HK_ARG_FLOAT32 || param == HK_ARG_FLOAT64) {

@@ -310,6 +310,9 @@ HK_API hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stre
  * prelude is available as `#include <hipkit_device.h>`: index helpers, the
  * warp size, warp and block reductions correct for 32 and 64 lanes. */
 
+/* Programs, modules and kernels may be used from any thread, but a handle
+ * must not be destroyed (or its module unloaded) while another thread is
+ * still using it. */
 typedef struct hk_program_opaque *hk_program; /* compiled code for one target */
 typedef struct hk_module_opaque *hk_module;   /* a program loaded on one device */
 typedef struct hk_kernel_opaque *hk_kernel;   /* one kernel of a module */
@@ -325,9 +328,10 @@ HK_API hk_status hk_program_destroy(hk_program program);
 /* Code object (AMD), CUBIN (NVIDIA sm_XX) or PTX (NVIDIA compute_XX); valid
  * until the program is destroyed. */
 HK_API hk_status hk_program_get_binary(hk_program program, const void **binary, size_t *bytes);
-/* The compiler's messages (warnings) for a successful compile; "" if none or cached. */
+/* The compiler's messages (warnings) for a successful compile; "" if none or
+ * cached. Valid until the program is destroyed. */
 HK_API hk_status hk_program_get_log(hk_program program, const char **log);
-/* The target compiled for ("sm_90", "gfx90a"). */
+/* The target compiled for ("sm_90", "gfx90a"); valid until the program is destroyed. */
 HK_API hk_status hk_program_get_target(hk_program program, const char **target);
 /* 1 when the binary came from the disk cache, 0 when it was compiled now. */
 HK_API hk_status hk_program_is_cached(hk_program program, int *cached);
@@ -411,7 +415,8 @@ HK_API hk_status hk_kernel_launch_n(hk_kernel kernel, size_t n, size_t shared_by
  * turns it off. A damaged entry is detected (size, checksum, key) and rebuilt. */
 /* NULL turns the cache off; a folder turns it on there (created if needed). */
 HK_API hk_status hk_cache_set_dir(const char *dir);
-/* The folder in use, or NULL when the cache is off. */
+/* The folder in use, or NULL when the cache is off; valid until the next
+ * hk_cache_set_dir. */
 HK_API hk_status hk_cache_get_dir(const char **dir);
 /* Version of the run-time compiler (NVRTC or hiprtc). */
 HK_API hk_status hk_rtc_version(int *major, int *minor);
