@@ -34,6 +34,11 @@ from .array import _HK_DTYPE, _current_device, ndarray
 from .device import _Exit, _size, _stream_handle, platform
 from .errors import check
 
+try:  # the native launcher (bindings/python/_launch.c); without it, the struct.pack path
+    from . import _launch as _native
+except ImportError:  # pragma: no cover - a build without the extension
+    _native = None
+
 # ------------------------------------------------------------ compilation
 
 
@@ -389,6 +394,33 @@ def _generate(types, call, namespace, **fields):
     return namespace[fields["name"]]
 
 
+# With the native launcher (_launch.c) a call is one C function that packs and
+# launches; it answers -1 for anything it does not handle itself, and the
+# checked path takes over.
+_LAUNCH_NATIVE = """
+def {name}({self}grid, block, args, shared_mem=0, stream=None):
+    status = native({kernel}, grid, block, args, types, shared_mem, 0 if stream is None else stream_int(stream))
+    if status:
+        if status == -1:
+            return {fallback}(grid, block, args, shared_mem, stream)
+        check(status)
+"""
+
+
+def _stream_int(stream):
+    return int(ffi.cast("uintptr_t", _stream_handle(stream)))
+
+
+def _handle_int(handle):
+    return int(ffi.cast("uintptr_t", handle))
+
+
+def _generate_native(types, namespace, **fields):
+    namespace.update(native=_native.launch, types=bytes(types), stream_int=_stream_int, check=check)
+    exec(_LAUNCH_NATIVE.format(**fields), namespace)
+    return namespace[fields["name"]]
+
+
 def _make_launcher(handle, kernel_name, types, call=None):
     """launch(grid, block, args, shared_mem=0, stream=None) for one kernel.
     `call` stands in for hk_kernel_launch_packed (to measure the Python side)."""
@@ -403,8 +435,12 @@ def _make_launcher(handle, kernel_name, types, call=None):
         shared_mem = _size(shared_mem, "shared_mem")
         check(call(handle, grid, block, shared_mem, _stream_handle(stream), data, size))
 
-    launch = _generate(types, call, {"kernel": handle, "slow": slow}, name="launch", self="", kernel="kernel",
-                       fallback="slow")
+    if _native is not None and call is lib.hk_kernel_launch_packed:
+        launch = _generate_native(types, {"kernel": _handle_int(handle), "slow": slow}, name="launch", self="",
+                                  kernel="kernel", fallback="slow")
+    else:
+        launch = _generate(types, call, {"kernel": handle, "slow": slow}, name="launch", self="", kernel="kernel",
+                           fallback="slow")
     launch.__qualname__ = launch.__name__ = f"launch_{kernel_name}"
     return launch
 
@@ -419,8 +455,12 @@ def _fast_class(types, call=None):
     call = lib.hk_kernel_launch_packed if call is None else call
     cls = _fast_classes.get((types, call))
     if cls is None:
-        launch = _generate(types, call, {}, name="__call__", self="self, ", kernel="self._handle",
-                           fallback="self._launch")
+        if _native is not None and call is lib.hk_kernel_launch_packed:
+            launch = _generate_native(types, {}, name="__call__", self="self, ", kernel="self._handle_int",
+                                      fallback="self._launch")
+        else:
+            launch = _generate(types, call, {}, name="__call__", self="self, ", kernel="self._handle",
+                               fallback="self._launch")
         launch.__qualname__ = "RawKernel.__call__"
         launch.__doc__ = RawKernel.__call__.__doc__
         cls = _fast_classes[(types, call)] = type("RawKernel", (RawKernel,), {
@@ -569,6 +609,7 @@ class RawKernel:
             self._launch = self._launch_on_current_device
         else:  # one GPU: from now on a call is the generated launcher
             self._launch, self._handle = bound.launch, bound.handle
+            self._handle_int = _handle_int(bound.handle)
             if type(self) is RawKernel:
                 self.__class__ = _fast_class(bound.types)
         return bound.launch(grid, block, args, shared_mem, stream)
