@@ -12,8 +12,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
+#include <limits>
 #include <ostream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -256,6 +259,25 @@ inline int run_this_test_hiding_gpus()
     }
     return std::system(command.c_str());
 }
+
+// A value printed with every digit its type holds (integers as numbers, not chars).
+template <typename T> std::string show(T v)
+{
+    std::ostringstream out;
+    out << std::setprecision(std::numeric_limits<T>::max_digits10) << +v;
+    return out.str();
+}
+
+// Collects the first few wrong elements for the failure message.
+struct Mismatches {
+    size_t count = 0;
+    std::string text;
+    void add(size_t i, const std::string &got, const std::string &expected)
+    {
+        if (count++ < 8)
+            text += "  [" + std::to_string(i) + "] got " + got + ", expected " + expected + "\n";
+    }
+};
 
 } // namespace hktest
 

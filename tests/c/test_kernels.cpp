@@ -61,23 +61,8 @@ template <typename T> T floor_divide(T a, T b)
     return q;
 }
 
-template <typename T> std::string show(T v)
-{
-    std::ostringstream out;
-    out << std::setprecision(std::numeric_limits<T>::max_digits10) << +v;
-    return out.str();
-}
-
-// Collects the first few wrong elements for the failure message.
-struct Mismatches {
-    size_t count = 0;
-    std::string text;
-    void add(size_t i, const std::string &got, const std::string &expected)
-    {
-        if (count++ < 8)
-            text += "  [" + std::to_string(i) + "] got " + got + ", expected " + expected + "\n";
-    }
-};
+using hktest::Mismatches;
+using hktest::show;
 
 template <typename T> bool close(T got, double expected, double tolerance)
 {

@@ -157,22 +157,8 @@ constexpr size_t kGuard = 37;
 constexpr size_t kSizes[] = {1, 7, 1000003};
 constexpr uint64_t kOffsets[] = {0, 1, 3, 5};
 
-template <typename T> std::string show(T v)
-{
-    std::ostringstream out;
-    out << std::setprecision(std::numeric_limits<T>::max_digits10) << v;
-    return out.str();
-}
-
-struct Mismatches {
-    size_t count = 0;
-    std::string text;
-    void add(size_t i, const std::string &got, const std::string &expected)
-    {
-        if (count++ < 8)
-            text += "  [" + std::to_string(i) + "] got " + got + ", expected " + expected + "\n";
-    }
-};
+using hktest::Mismatches;
+using hktest::show;
 
 // n + kGuard poisoned elements.
 template <typename T> void poisoned(hktest::DeviceMemory &memory, size_t n)
