@@ -16,6 +16,7 @@
 #define NOT_HANDLED (-1)
 
 static PyObject *address_name; /* "_hk_address", interned */
+static PyObject *stream_name;  /* "_hk_stream", interned: a hipkit.Stream's handle as an int */
 
 static int dimension(PyObject *value, hk_dim3 *out)
 {
@@ -167,9 +168,48 @@ static Py_ssize_t pack(PyObject *types, PyObject *args, unsigned char *buffer)
     return (Py_ssize_t)offset;
 }
 
+/* The kernel handle: `kernel` is an int (the handle), or a list indexed by
+ * device id (several GPUs) whose entry for the calling thread's current
+ * device is the handle, or 0 / missing when the kernel is not loaded there
+ * yet. 0 when there is none. */
+static void *kernel_for_device(PyObject *kernel)
+{
+    if (PyLong_CheckExact(kernel))
+        return PyLong_AsVoidPtr(kernel);
+    if (!PyList_CheckExact(kernel))
+        return NULL;
+    int device = -1;
+    if (hk_device_get(&device) != HK_SUCCESS || device < 0 || device >= PyList_GET_SIZE(kernel))
+        return NULL;
+    PyObject *item = PyList_GET_ITEM(kernel, device);
+    return PyLong_CheckExact(item) ? PyLong_AsVoidPtr(item) : NULL;
+}
+
+/* The stream handle: None is the default stream (0); a hipkit.Stream carries
+ * its handle as the int attribute _hk_stream. 0 with *ok = 0 otherwise. */
+static void *stream_handle(PyObject *stream, int *ok)
+{
+    *ok = 1;
+    if (stream == Py_None)
+        return NULL;
+    *ok = 0;
+    PyObject *attribute = PyObject_GetAttr(stream, stream_name);
+    if (!attribute) {
+        PyErr_Clear();
+        return NULL;
+    }
+    void *handle = NULL;
+    if (PyLong_CheckExact(attribute)) {
+        handle = PyLong_AsVoidPtr(attribute);
+        *ok = handle != NULL;
+    }
+    Py_DECREF(attribute);
+    return handle;
+}
+
 /* launch(kernel, grid, block, args, types, shared_mem, stream) -> hk_status,
- * or -1 when the call is not one handled here. kernel and stream are the
- * handles' integer values (stream 0: the default stream). */
+ * or -1 when the call is not one handled here. kernel: see kernel_for_device;
+ * stream: None or a hipkit.Stream. */
 static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
 {
     (void)self;
@@ -177,14 +217,14 @@ static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
         return PyLong_FromLong(NOT_HANDLED);
     hk_dim3 grid, block;
     _Alignas(8) unsigned char buffer[HK_KERNEL_MAX_PARAMS * 8];
-    if (!PyLong_CheckExact(argv[0]) || !dimension(argv[1], &grid) || !dimension(argv[2], &block) ||
-        !PyLong_CheckExact(argv[5]) || !PyLong_CheckExact(argv[6]))
+    if (!dimension(argv[1], &grid) || !dimension(argv[2], &block) || !PyLong_CheckExact(argv[5]))
         return PyLong_FromLong(NOT_HANDLED);
     Py_ssize_t size = pack(argv[4], argv[3], buffer);
-    void *kernel = PyLong_AsVoidPtr(argv[0]);
+    void *kernel = kernel_for_device(argv[0]);
     unsigned long long shared = PyLong_AsUnsignedLongLong(argv[5]);
-    void *stream = PyLong_AsVoidPtr(argv[6]);
-    if (size < 0 || PyErr_Occurred()) {
+    int stream_ok = 0;
+    void *stream = stream_handle(argv[6], &stream_ok);
+    if (size < 0 || !kernel || !stream_ok || PyErr_Occurred()) {
         PyErr_Clear();
         return PyLong_FromLong(NOT_HANDLED);
     }
@@ -218,7 +258,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "hipkit._launch", NUL
 PyMODINIT_FUNC PyInit__launch(void)
 {
     address_name = PyUnicode_InternFromString("_hk_address");
-    if (!address_name)
+    stream_name = PyUnicode_InternFromString("_hk_stream");
+    if (!address_name || !stream_name)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -73,12 +73,36 @@ def test_wrong_counts_and_shapes_are_handed_back():
     assert _launch.pack(types, (1,)) is None
     assert _launch.pack(types, (1, 2, 3)) is None
     assert _launch.pack(types, {1, 2}) is None
-    assert _launch.launch(12345, 0, 32, (1, 2), types, 0, 0) == -1  # grid 0
-    assert _launch.launch(12345, (1, 2, 3, 4), 32, (1, 2), types, 0, 0) == -1
-    assert _launch.launch(12345, 1, 2**32, (1, 2), types, 0, 0) == -1
+    assert _launch.launch(12345, 0, 32, (1, 2), types, 0, None) == -1  # grid 0
+    assert _launch.launch(12345, (1, 2, 3, 4), 32, (1, 2), types, 0, None) == -1
+    assert _launch.launch(12345, 1, 2**32, (1, 2), types, 0, None) == -1
 
 
 def test_a_handled_launch_reaches_the_library():
     types = bytes([lib.HK_ARG_POINTER, lib.HK_ARG_INT32])
     # An invented kernel handle: packing succeeded, the library refused the handle.
-    assert _launch.launch(0x7777, (4, 2), (32, 4, 1), (None, 7), types, 0, 0) == lib.HK_ERROR_INVALID_HANDLE
+    assert _launch.launch(0x7777, (4, 2), (32, 4, 1), (None, 7), types, 0, None) == lib.HK_ERROR_INVALID_HANDLE
+
+
+class _FakeStream:
+    def __init__(self, handle):
+        self._hk_stream = handle
+
+
+def test_kernel_per_device_and_stream_forms():
+    """Several GPUs: the kernel is a list indexed by the current device (0 here);
+    a missing or 0 entry is handed back (the checked path loads the kernel
+    there). The stream is None or an object with an int _hk_stream."""
+    types = bytes([lib.HK_ARG_INT32])
+    assert _launch.launch([0x7777], 1, 1, (1,), types, 0, None) == lib.HK_ERROR_INVALID_HANDLE
+    assert _launch.launch([0x7777, 0], 1, 1, (1,), types, 0, None) == lib.HK_ERROR_INVALID_HANDLE
+    assert _launch.launch([0], 1, 1, (1,), types, 0, None) == -1  # not loaded on device 0
+    assert _launch.launch([], 1, 1, (1,), types, 0, None) == -1
+    assert _launch.launch((0x7777,), 1, 1, (1,), types, 0, None) == -1  # only int or list
+    assert _launch.launch([None], 1, 1, (1,), types, 0, None) == -1
+    # an invented stream handle reaches the library, which refuses it (kernel first, also invented)
+    assert _launch.launch(0x7777, 1, 1, (1,), types, 0, _FakeStream(0x1000001)) == lib.HK_ERROR_INVALID_HANDLE
+    assert _launch.launch(0x7777, 1, 1, (1,), types, 0, 0) == -1  # a bare int is not a stream
+    assert _launch.launch(0x7777, 1, 1, (1,), types, 0, object()) == -1
+    assert _launch.launch(0x7777, 1, 1, (1,), types, 0, _FakeStream("x")) == -1
+    assert _launch.launch(0x7777, 1, 1, (1,), types, 0, _FakeStream(0)) == -1

@@ -165,6 +165,10 @@ class Stream(_Handle):
 
     _create, _destroy, _ctype = lib.hk_stream_create, lib.hk_stream_destroy, "hk_stream"
 
+    def __init__(self):
+        super().__init__()
+        self._hk_stream = int(ffi.cast("uintptr_t", self._handle))  # for the native launcher
+
     @property
     def device(self):
         return Device(_out("int", lib.hk_stream_get_device, self._handle))

@@ -31,7 +31,7 @@ import numpy as np
 from . import array as _array
 from ._ffi import ffi, lib
 from .array import _HK_DTYPE, _current_device, ndarray
-from .device import _Exit, _size, _stream_handle, platform
+from .device import _Exit, _size, _stream_handle, device_count, platform
 from .errors import check
 
 try:  # the native launcher (bindings/python/_launch.c); without it, the struct.pack path
@@ -399,7 +399,7 @@ def _generate(types, call, namespace, **fields):
 # checked path takes over.
 _LAUNCH_NATIVE = """
 def {name}({self}grid, block, args, shared_mem=0, stream=None):
-    status = native({kernel}, grid, block, args, types, shared_mem, 0 if stream is None else stream_int(stream))
+    status = native({kernel}, grid, block, args, types, shared_mem, stream)
     if status:
         if status == -1:
             return {fallback}(grid, block, args, shared_mem, stream)
@@ -407,16 +407,12 @@ def {name}({self}grid, block, args, shared_mem=0, stream=None):
 """
 
 
-def _stream_int(stream):
-    return int(ffi.cast("uintptr_t", _stream_handle(stream)))
-
-
 def _handle_int(handle):
     return int(ffi.cast("uintptr_t", handle))
 
 
 def _generate_native(types, namespace, **fields):
-    namespace.update(native=_native.launch, types=bytes(types), stream_int=_stream_int, check=check)
+    namespace.update(native=_native.launch, types=bytes(types), check=check)
     exec(_LAUNCH_NATIVE.format(**fields), namespace)
     return namespace[fields["name"]]
 
@@ -456,7 +452,7 @@ def _fast_class(types, call=None):
     cls = _fast_classes.get((types, call))
     if cls is None:
         if _native is not None and call is lib.hk_kernel_launch_packed:
-            launch = _generate_native(types, {}, name="__call__", self="self, ", kernel="self._handle_int",
+            launch = _generate_native(types, {}, name="__call__", self="self, ", kernel="self._handles",
                                       fallback="self._launch")
         else:
             launch = _generate(types, call, {}, name="__call__", self="self, ", kernel="self._handle",
@@ -605,17 +601,25 @@ class RawKernel:
 
     def _first_launch(self, grid, block, args, shared_mem, stream):
         bound = self._bound()
-        if _array._several_gpus:
-            self._launch = self._launch_on_current_device
-        else:  # one GPU: from now on a call is the generated launcher
+        if not _array._several_gpus:  # one GPU: from now on a call is the generated launcher
             self._launch, self._handle = bound.launch, bound.handle
-            self._handle_int = _handle_int(bound.handle)
+            self._handles = _handle_int(bound.handle)
             if type(self) is RawKernel:
+                self.__class__ = _fast_class(bound.types)
+        else:  # several: the native launcher takes the current device's entry of _handles
+            self._launch = self._launch_on_current_device
+            if _native is not None and type(self) is RawKernel:
+                self._handles = [0] * device_count()
+                self._handles[bound.module.device] = _handle_int(bound.handle)
                 self.__class__ = _fast_class(bound.types)
         return bound.launch(grid, block, args, shared_mem, stream)
 
     def _launch_on_current_device(self, grid, block, args, shared_mem, stream):
-        return self._bound().launch(grid, block, args, shared_mem, stream)
+        bound = self._bound()
+        handles = getattr(self, "_handles", None)
+        if isinstance(handles, list) and bound.module.device < len(handles):
+            handles[bound.module.device] = _handle_int(bound.handle)  # the native launcher's next time
+        return bound.launch(grid, block, args, shared_mem, stream)
 
     def launch_n(self, n, args, shared_mem=0, stream=None):
         """Launch over n items (1-D) with the block size of best occupancy and
