@@ -108,10 +108,10 @@ def ops(rng):
     ms = timed_ms(lambda: hipkit.axpy(alpha, x, z))
     ok &= report("axpy (y = a*x + y)", error, 2 * eps * scale, ms, 3 * nbytes)
 
-    total = hipkit.sum(x)
+    total = float(hipkit.sum(x))  # a 0-d device array; float() copies the value back
     exact = math.fsum(x_host.astype(np.float64))
     bound = (math.log2(N) + 32) * eps * float(np.abs(x_host).astype(np.float64).sum())
-    ms = timed_ms(lambda: hipkit.sum(x))  # includes copying the result back
+    ms = timed_ms(lambda: float(hipkit.sum(x)))  # includes copying the result back
     ok &= report("sum", abs(total - exact), bound, ms, nbytes)
 
     # --- A user kernel: HIP source compiled at run time (NVRTC / hiprtc) ------

@@ -19,7 +19,7 @@ def test_work_on_a_stream_is_ordered_on_that_stream(rng):
         hipkit.add(y, x, out=y, stream=stream)
         np.testing.assert_allclose(y.get(stream), 11 * host, rtol=1e-5)
         assert stream.query() is True
-        assert hipkit.sum(x, stream=stream) == pytest.approx(float(host.sum(dtype=np.float64)), abs=1e-2)
+        assert float(hipkit.sum(x, stream=stream)) == pytest.approx(float(host.sum(dtype=np.float64)), abs=1e-2)
 
 
 def test_a_stream_belongs_to_the_current_device():

@@ -1,38 +1,42 @@
-"""hipkit.ndarray: a C-contiguous array in device memory, and the built-in ops.
+"""hipkit.ndarray: an N-d strided array in device memory (views share memory
+with their base), its conversions, and the creation functions.
 
-Supported now: float32, float64, int32, int64; operands of one shape and one
-dtype (no broadcasting, no type promotion yet). Checks that Python can do
-cheaply happen here; everything else is the C library's to report.
+Ten dtypes: bool, int8, uint8, int32, uint32, int64, uint64, float16, float32,
+float64. The math (hipkit.add, hipkit.sum, ...) lives in hipkit.ops and maps
+to the C library's op families; the methods and operators here call it.
 Work passed a `stream=` runs asynchronously there: keep its arrays alive until
 that stream has finished with them (freed memory is reused in default-stream order).
 """
 import math
+import operator
 
 import numpy as np
 
+from . import _dtypes
+from . import _layout
 from ._ffi import ffi, lib
-from .device import _Exit, _stream_handle, _size, device_count
+from .device import _Exit, _size, _stream_handle, device_count
 from .errors import check
 
-_HK_DTYPE = {
-    np.dtype(np.float32): lib.HK_FLOAT32,
-    np.dtype(np.float64): lib.HK_FLOAT64,
-    np.dtype(np.int32): lib.HK_INT32,
-    np.dtype(np.int64): lib.HK_INT64,
-}
-_FLOATS = (lib.HK_FLOAT32, lib.HK_FLOAT64)
-_INTS = (lib.HK_INT32, lib.HK_INT64)
-_ALL = _FLOATS + _INTS
+_NAMES = ("bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64")
+_HK_DTYPE = {np.dtype(name): getattr(lib, "HK_" + name.upper()) for name in _NAMES}
+_NP_DTYPE = {code: dtype for dtype, code in _HK_DTYPE.items()}
 _DTYPE_NAME = {code: str(dtype) for dtype, code in _HK_DTYPE.items()}
-_CTYPE = {lib.HK_FLOAT32: "float *", lib.HK_FLOAT64: "double *",
-          lib.HK_INT32: "int32_t *", lib.HK_INT64: "int64_t *"}
+_FLOATS = (lib.HK_FLOAT16, lib.HK_FLOAT32, lib.HK_FLOAT64)
+_CTYPE = {lib.HK_BOOL: "_Bool *", lib.HK_INT8: "int8_t *", lib.HK_UINT8: "uint8_t *", lib.HK_INT32: "int32_t *",
+          lib.HK_UINT32: "uint32_t *", lib.HK_INT64: "int64_t *", lib.HK_UINT64: "uint64_t *",
+          lib.HK_FLOAT32: "float *", lib.HK_FLOAT64: "double *"}
 _MAX_BYTES = 2**63 - 1  # what size_t and NumPy's intp can both describe
 
 
 def _dtype(dtype):
-    dt = np.dtype(dtype)
+    """One of the ten dtypes, from anything np.dtype accepts (None: float64)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"data type {dtype!r} not understood") from None
     if dt not in _HK_DTYPE:
-        raise TypeError(f"hipkit supports float32, float64, int32 and int64 for now, not {dt}")
+        raise TypeError(f"hipkit supports {', '.join(_NAMES)}; not {dt}")
     return dt
 
 
@@ -43,7 +47,9 @@ def _shape(shape):
         dims = tuple(shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a sequence of ints, got {type(shape).__name__}") from None
-    return tuple(_size(d, "shape entry") for d in dims)
+    dims = tuple(_size(d, "shape entry") for d in dims)
+    _layout._check_ndim(len(dims))
+    return dims
 
 
 _several_gpus = None
@@ -63,24 +69,40 @@ def _current_device():
 
 
 def _host_scalar(value, hk_dtype):
-    """One host element holding `value`, as the `const void *` the kernels take.
-    cffi converts the plain cases quickly; NumPy does the rest (1.5 -> int32 1)
-    and raises OverflowError for values out of range, as np.full does."""
-    try:
-        return ffi.new(_CTYPE[hk_dtype], value)
-    except (TypeError, OverflowError):
-        dtype = next(dt for dt, code in _HK_DTYPE.items() if code == hk_dtype)
-        return ffi.from_buffer(np.asarray(value, dtype=dtype))
+    """One host element holding `value` converted to hk_dtype, as the
+    `const void *` the kernels take. cffi converts the plain cases quickly;
+    NumPy does the rest (1.5 -> int32 1, float16) and raises OverflowError for
+    integers out of range, as np.full does."""
+    ctype = _CTYPE.get(hk_dtype)
+    if ctype is not None and type(value) in (int, float, bool) and (
+            type(value) is not float or hk_dtype in _FLOATS):
+        try:
+            return ffi.new(ctype, value)
+        except (TypeError, OverflowError):
+            pass
+    dtype = _NP_DTYPE[hk_dtype]
+    if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            raise OverflowError(f"Python integer {int(value)} out of bounds for {dtype}")
+    with np.errstate(all="ignore"):
+        host = np.asarray(value).astype(dtype)
+    return ffi.from_buffer(np.ascontiguousarray(host).reshape(1))
 
 
 class ndarray:
-    """A C-contiguous array in the memory of one GPU (the current device when
-    it was made). Freed (back to the pool) when collected."""
+    """An N-d array in the memory of one GPU (the current device when it was
+    made): shape, dtype, strides (bytes, as NumPy's), views that share memory
+    (slicing, reshape, transpose, ...). Freed (back to the pool) when the last
+    array using the memory is collected."""
 
     # NumPy then hands `numpy_array + hipkit_array` to our reflected operators,
     # which explain what is supported, instead of converting us silently.
     __array_ufunc__ = None
+    __array_function__ = None
     _data = ffi.NULL  # until allocated, so __del__ of a half-made array does nothing
+    _own = False
+    _base = None
 
     def __init__(self, shape, dtype=np.float64):
         self._allocate(_shape(shape), _dtype(dtype))
@@ -91,97 +113,408 @@ class ndarray:
             raise ValueError(f"array is too big: {shape} of {dtype} is {size * dtype.itemsize} bytes")
         self.shape, self.dtype, self.size, self.nbytes = shape, dtype, size, size * dtype.itemsize
         self._hk_dtype = _HK_DTYPE[dtype]
+        self._el_strides = _layout.contiguous_strides(shape)
+        self._contiguous = True
+        self._offset = 0
         self.device = _current_device()
         data = ffi.new("void **")
         check(lib.hk_malloc(data, self.nbytes))  # 0 bytes: NULL, no GPU needed
         self._data = data[0]
+        self._own = True
 
     # __del__ rather than weakref.finalize: this is on every op's path and
     # costs a tenth as much. Default arguments survive module teardown.
     def __del__(self, _free=lib.hk_free, _exit=_Exit):
-        if self._data and not _exit.started:
+        if self._own and self._data and not _exit.started:
             _free(self._data)  # never raises; a failed free has nobody to report to
 
     @classmethod
     def _empty(cls, shape, dtype):
-        """An uninitialised array, skipping the argument normalisation."""
+        """An uninitialised C-contiguous array, skipping the argument normalisation."""
         array = cls.__new__(cls)
         array._allocate(shape, dtype)
         return array
 
+    def _view(self, shape, el_strides, offset):
+        """A view of this array's memory: element offset `offset` counted from
+        this array's allocation start (self._offset is this view's own)."""
+        view = ndarray.__new__(ndarray)
+        view.shape, view.dtype, view._hk_dtype = shape, self.dtype, self._hk_dtype
+        view.size = math.prod(shape)
+        view.nbytes = view.size * self.dtype.itemsize
+        view._el_strides, view._offset, view.device = el_strides, offset, self.device
+        view._contiguous = _layout.is_c_contiguous(shape, el_strides)
+        view._base = self if self._base is None else self._base
+        start = int(ffi.cast("uintptr_t", view._base._data))
+        view._data = ffi.cast("void *", start + offset * self.dtype.itemsize) if view._base._data else ffi.NULL
+        return view
+
+    # ------------------------------------------------------------- attributes
     ndim = property(lambda self: len(self.shape))
-    ptr = property(lambda self: int(ffi.cast("uintptr_t", self._data)), doc="device address")
+    itemsize = property(lambda self: self.dtype.itemsize)
+    ptr = property(lambda self: int(ffi.cast("uintptr_t", self._data)), doc="device address of the first element")
+    strides = property(lambda self: tuple(s * self.dtype.itemsize for s in self._el_strides),
+                       doc="bytes to step in each dimension, as NumPy's")
+    base = property(lambda self: self._base, doc="the array owning the memory of a view; None for an owner")
 
     @property
-    def strides(self):
-        strides, step = [], self.dtype.itemsize
-        for dim in reversed(self.shape):
-            strides.append(step)
-            step *= dim
-        return tuple(reversed(strides))
+    def flags(self):
+        return {"C_CONTIGUOUS": self._contiguous, "OWNDATA": self._base is None,
+                "F_CONTIGUOUS": _layout.is_c_contiguous(self.shape[::-1], self._el_strides[::-1])}
 
-    def get(self, stream=None, out=None):
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return self.swapaxes(-1, -2)
+
+    def _extent(self):
+        """(first, last) byte addresses this view touches: for overlap checks."""
+        lo, hi = _layout.extent(self.shape, self._el_strides, self._offset)
+        start = int(ffi.cast("uintptr_t", (self._base if self._base is not None else self)._data))
+        return start + lo * self.itemsize, start + hi * self.itemsize
+
+    # ------------------------------------------------------------- views
+    def reshape(self, *shape, order="C"):
+        if order != "C":
+            raise NotImplementedError("reshape: only order='C' is supported")
+        if len(shape) == 1 and not hasattr(shape[0], "__index__"):
+            shape = shape[0]
+        new_shape = _layout.resolve_reshape(self.size, shape)
+        strides = _layout.reshape_view(self.shape, self._el_strides, self._offset, new_shape)
+        if strides is None:
+            return self.copy().reshape(new_shape)
+        return self._view(new_shape, strides, self._offset)
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    def flatten(self):
+        return self.copy().reshape(-1)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        shape, strides = _layout.transpose(self.shape, self._el_strides, axes or None)
+        return self._view(shape, strides, self._offset)
+
+    def swapaxes(self, axis1, axis2):
+        shape, strides = _layout.swapaxes(self.shape, self._el_strides, axis1, axis2)
+        return self._view(shape, strides, self._offset)
+
+    def squeeze(self, axis=None):
+        shape, strides = _layout.squeeze(self.shape, self._el_strides, axis)
+        return self._view(shape, strides, self._offset)
+
+    def _broadcast_to(self, shape):
+        return self._view(tuple(shape), _layout.broadcast_strides(self.shape, self._el_strides, shape),
+                          self._offset)
+
+    def __getitem__(self, key):
+        if _layout.is_basic_index(key):
+            shape, strides, offset = _layout.basic_index(self.shape, self._el_strides, self._offset, key)
+            return self._view(shape, strides, offset)
+        from . import ops
+        return ops._advanced_get(self, key)
+
+    def __setitem__(self, key, value):
+        if _layout.is_basic_index(key):
+            target = self[key]
+        else:
+            from . import ops
+            return ops._advanced_set(self, key, value)
+        _assign(target, value)
+
+    # ------------------------------------------------------------- conversion
+    def get(self, stream=None, out=None, blocking=True):
         """Copy into a new numpy.ndarray, or into `out` (writable, C-contiguous,
         same shape and dtype), which spares a fresh allocation's page faults.
-        Given a stream, waits for it first."""
+        Given a stream, waits for it first; with blocking=False and `out` in
+        pinned memory (hipkit.pinned_empty), the copy is queued on the stream
+        instead and `out` is ready once the stream is synchronized."""
         if out is None:
             out = np.empty(self.shape, self.dtype)
         elif not (isinstance(out, np.ndarray) and out.shape == self.shape and out.dtype == self.dtype
                   and out.flags.c_contiguous and out.flags.writeable):
             raise ValueError(f"get: out must be a writable C-contiguous numpy.ndarray "
                              f"of shape {self.shape} and dtype {self.dtype}")
+        source = self if self._contiguous else self.copy(stream=stream)
+        if not blocking:
+            if stream is None:
+                raise ValueError("get: blocking=False needs a stream")
+            if source.nbytes:
+                check(lib.hk_memcpy_dtoh_async(ffi.from_buffer(out), source._data, source.nbytes,
+                                               _stream_handle(stream)))
+            if source is not self:  # a gathered temporary: it must outlive the copy
+                check(lib.hk_stream_synchronize(_stream_handle(stream)))
+            return out
         if stream is not None:
             check(lib.hk_stream_synchronize(_stream_handle(stream)))
-        if self.nbytes:
-            check(lib.hk_memcpy_dtoh(ffi.from_buffer(out), self._data, self.nbytes))
+        if source.nbytes:
+            check(lib.hk_memcpy_dtoh(ffi.from_buffer(out), source._data, source.nbytes))
         return out
 
-    def copy(self):
-        out = ndarray._empty(self.shape, self.dtype)
+    def set(self, host, stream=None):
+        """Copy host data (same shape; converted to this dtype) into this array.
+        From a C-contiguous array of pinned memory (hipkit.pinned_empty) and
+        with a stream, the copy is asynchronous: keep `host` unchanged until
+        the stream has finished with it."""
+        host = np.asarray(host)
+        if host.shape != self.shape:
+            raise ValueError(f"set: host data has shape {host.shape}, the array {self.shape}")
+        if host.dtype != self.dtype or not host.flags.c_contiguous:
+            host = np.ascontiguousarray(host, dtype=self.dtype)
+        if not self._contiguous:
+            staging = ndarray._empty(self.shape, self.dtype)
+            staging.set(host, stream)
+            _copy_into(self, staging, stream)
+            return self
         if self.nbytes:
-            check(lib.hk_memcpy_dtod(out._data, self._data, self.nbytes))
+            if stream is not None:
+                check(lib.hk_memcpy_htod_async(self._data, ffi.from_buffer(host), self.nbytes,
+                                               _stream_handle(stream)))
+            else:
+                check(lib.hk_memcpy_htod(self._data, ffi.from_buffer(host), self.nbytes))
+        return self
+
+    def to_device(self, device, stream=None):
+        """A copy on GPU `device` (an int or a hipkit.Device); this array
+        itself when it is already there."""
+        from .device import Device
+        target = device.id if isinstance(device, Device) else operator.index(device)
+        if target == self.device:
+            return self
+        source = self if self._contiguous else self.copy(stream=stream)
+        with Device(target):
+            out = ndarray._empty(self.shape, self.dtype)
+        if self.nbytes:
+            check(lib.hk_memcpy_dtod(out._data, source._data, self.nbytes))  # unified addressing: any two GPUs
+        return out
+
+    def __array_namespace__(self, *, api_version=None):
+        """The module implementing the array API standard's functions for this array: hipkit."""
+        if api_version is not None and api_version not in ("2022.12", "2023.12"):
+            raise ValueError(f"hipkit does not implement array API version {api_version!r}")
+        import hipkit
+        return hipkit
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from . import interop
+        return interop.to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from . import interop
+        return interop.dlpack_device(self)
+
+    @property
+    def __cuda_array_interface__(self):
+        from . import interop
+        return interop.cuda_array_interface(self)
+
+    def copy(self, stream=None):
+        """A C-contiguous copy (a strided view is gathered on the device)."""
+        out = ndarray._empty(self.shape, self.dtype)
+        if self.size:
+            if self._contiguous:
+                check(lib.hk_memcpy_dtod_async(out._data, self._data, self.nbytes, _stream_handle(stream))
+                      if stream is not None else lib.hk_memcpy_dtod(out._data, self._data, self.nbytes))
+            else:
+                _copy_into(out, self, stream)
+        return out
+
+    def astype(self, dtype, copy=True, stream=None):
+        """This array converted to `dtype` (NumPy's unsafe casting; floats out
+        of an integer type's range saturate, NaN gives 0)."""
+        dt = _dtype(dtype)
+        if dt == self.dtype and not copy:
+            return self
+        out = ndarray._empty(self.shape, dt)
+        _copy_into(out, self, stream)
         return out
 
     def fill(self, value, stream=None):
         """Set every element to `value` (converted as NumPy converts it)."""
         _check_device("fill", self)
-        check(lib.hk_fill(self._data, self._hk_dtype, self.size, _host_scalar(value, self._hk_dtype),
-                          _stream_handle(stream)))
+        if self._contiguous:
+            check(lib.hk_fill(self._data, self._hk_dtype, self.size, _host_scalar(value, self._hk_dtype),
+                              _stream_handle(stream)))
+        else:
+            _assign(self, value, stream)
 
-    def sum(self, stream=None):
-        return sum(self, stream=stream)
+    def item(self, *args):
+        if args:
+            return self[args if len(args) > 1 else args[0]].item()
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.get().reshape(()).item()
+
+    def tolist(self):
+        return self.get().tolist()
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("a hipkit.ndarray lives in GPU memory and is not converted implicitly; "
                         "call .get() (or hipkit.asnumpy(x)) to copy it into a numpy.ndarray")
 
     def __bool__(self):
-        raise TypeError("the truth value of a hipkit.ndarray would need a copy from the GPU; "
-                        "use .get() first")
+        if self.size != 1:
+            raise ValueError("the truth value of an array with more than one element is ambiguous. "
+                             "Use a.any() or a.all()")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.kind not in "iu" or self.ndim:
+            raise TypeError("only 0-d integer arrays can be converted to an index")
+        return int(self.item())
 
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of a 0-d hipkit.ndarray")
+            raise TypeError("len() of unsized object")
         return self.shape[0]
 
-    def __repr__(self):
-        return f"hipkit.ndarray(shape={self.shape}, dtype={self.dtype}, device={self.device})"
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
 
-    __add__ = lambda self, other: add(self, other)
-    __sub__ = lambda self, other: subtract(self, other)
-    __mul__ = lambda self, other: multiply(self, other)
-    __truediv__ = lambda self, other: divide(self, other)
-    __floordiv__ = lambda self, other: floor_divide(self, other)
-    __radd__ = lambda self, other: add(other, self)
-    __rsub__ = lambda self, other: subtract(other, self)
-    __rmul__ = lambda self, other: multiply(other, self)
-    __rtruediv__ = lambda self, other: divide(other, self)
-    __rfloordiv__ = lambda self, other: floor_divide(other, self)
-    __iadd__ = lambda self, other: add(self, other, out=self)
-    __isub__ = lambda self, other: subtract(self, other, out=self)
-    __imul__ = lambda self, other: multiply(self, other, out=self)
-    __itruediv__ = lambda self, other: divide(self, other, out=self)
-    __ifloordiv__ = lambda self, other: floor_divide(self, other, out=self)
+    def __repr__(self):
+        body = np.array2string(self.get(), separator=", ", prefix="hipkit.ndarray(")
+        dtype = "" if self.dtype in (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_)) \
+            else f", dtype={self.dtype}"
+        return f"hipkit.ndarray({body}{dtype})"
+
+    def __str__(self):
+        return str(self.get())
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'hipkit.ndarray'")
+
+    # ------------------------------------------------------------- methods over hipkit.ops
+    def _method(name):
+        def method(self, *args, **kwargs):
+            from . import ops
+            return getattr(ops, name)(self, *args, **kwargs)
+        method.__name__ = name
+        return method
+
+    for _name in ("sum", "prod", "min", "max", "argmin", "argmax", "mean", "var", "std", "any", "all",
+                  "cumsum", "cumprod", "argsort", "clip", "dot", "take", "nonzero", "round"):
+        locals()[_name] = _method(_name)
+    del _name
+
+    def sort(self, axis=-1, stream=None):
+        """Sort in place along `axis` (stable; NaN last)."""
+        from . import ops
+        ops._sort_into(self, axis, self, None, stream)
+
+    def _operator(name, reflected=False, inplace=False):
+        def method(self, other):
+            from . import ops
+            if not ops._operand_ok(other):
+                return NotImplemented
+            fn = getattr(ops, name)
+            if inplace:
+                return fn(self, other, out=self)
+            return fn(other, self) if reflected else fn(self, other)
+        method.__name__ = name
+        return method
+
+    for _dunder, _fn in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+                         ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
+                         ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
+                         ("xor", "bitwise_xor"), ("lshift", None), ("rshift", None)):
+        if _fn is None:
+            continue
+        locals()[f"__{_dunder}__"] = _operator(_fn)
+        locals()[f"__r{_dunder}__"] = _operator(_fn, reflected=True)
+        locals()[f"__i{_dunder}__"] = _operator(_fn, inplace=True)
+    for _dunder, _fn in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+                         ("gt", "greater"), ("ge", "greater_equal")):
+        locals()[f"__{_dunder}__"] = _operator(_fn)
+    del _dunder, _fn
+
+    def __neg__(self):
+        from . import ops
+        return ops.negative(self)
+
+    def __pos__(self):
+        from . import ops
+        return ops.positive(self)
+
+    def __abs__(self):
+        from . import ops
+        return ops.absolute(self)
+
+    def __invert__(self):
+        from . import ops
+        return ops.invert(self)
+
+    del _method, _operator
+
+
+# ---------------------------------------------------------------- the C descriptor
+
+def _desc(array, box=None):
+    """The hk_array describing `array` (written into `box` when given)."""
+    if box is None:
+        box = ffi.new("hk_array *")
+    box.data = array._data
+    box.dtype = array._hk_dtype
+    ndim = box.ndim = len(array.shape)
+    if ndim:
+        box.shape[0:ndim] = array.shape
+        box.strides[0:ndim] = array._el_strides
+    return box
+
+
+def _copy_into(dst, src, stream=None):
+    """dst[...] = src (broadcast, converted): hk_copy_array."""
+    check(lib.hk_copy_array(_desc(src), _desc(dst), _stream_handle(stream)))
+
+
+def _overlaps(a, b):
+    if not a.size or not b.size:
+        return False
+    a0, a1 = a._extent()
+    b0, b1 = b._extent()
+    return a0 < b1 and b0 < a1
+
+
+def _assign(target, value, stream=None):
+    """target[...] = value: a hipkit array (broadcast, converted), or host data."""
+    if isinstance(value, ndarray):
+        _check_device("assignment", target, value)
+        if _overlaps(target, value) and not (target._data == value._data and
+                                             target._el_strides == value._el_strides):
+            value = value.copy(stream=stream)
+        _copy_into(target, value, stream)
+        return
+    if type(value) in (int, float, bool) or isinstance(value, np.generic) and value.dtype in _HK_DTYPE:
+        if target._contiguous:
+            check(lib.hk_fill(target._data, target._hk_dtype, target.size,
+                              _host_scalar(value, target._hk_dtype), _stream_handle(stream)))
+            return
+        value = asarray(np.asarray(value, dtype=target.dtype))
+        _copy_into(target, value, stream)
+        return
+    host = np.asarray(value)
+    if host.dtype == object:
+        raise TypeError(f"cannot assign a {type(value).__name__} to a hipkit.ndarray")
+    _copy_into(target, asarray(host), stream)
 
 
 # ---------------------------------------------------------------- creation
@@ -192,6 +525,10 @@ def empty(shape, dtype=np.float64):
 
 def full(shape, fill_value, dtype=None, stream=None):
     """dtype None: NumPy's choice for fill_value (int -> int64, float -> float64)."""
+    if isinstance(fill_value, ndarray):
+        array = ndarray(shape, fill_value.dtype if dtype is None else dtype)
+        _assign(array, fill_value, stream)
+        return array
     array = ndarray(shape, np.asarray(fill_value).dtype if dtype is None else dtype)
     array.fill(fill_value, stream=stream)
     return array
@@ -199,6 +536,30 @@ def full(shape, fill_value, dtype=None, stream=None):
 
 def zeros(shape, dtype=np.float64, stream=None):
     return full(shape, 0, dtype, stream=stream)
+
+
+def ones(shape, dtype=np.float64, stream=None):
+    return full(shape, 1, dtype, stream=stream)
+
+
+def _like_dtype(a, dtype):
+    return a.dtype if dtype is None else dtype
+
+
+def empty_like(a, dtype=None, shape=None):
+    return empty(a.shape if shape is None else shape, _like_dtype(a, dtype))
+
+
+def zeros_like(a, dtype=None, shape=None):
+    return zeros(a.shape if shape is None else shape, _like_dtype(a, dtype))
+
+
+def ones_like(a, dtype=None, shape=None):
+    return ones(a.shape if shape is None else shape, _like_dtype(a, dtype))
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    return full(a.shape if shape is None else shape, fill_value, _like_dtype(a, dtype))
 
 
 def arange(start, stop=None, step=1, dtype=None, stream=None):
@@ -211,34 +572,74 @@ def arange(start, stop=None, step=1, dtype=None, stream=None):
         n = len(range(int(start), int(stop), int(step)))  # exact for big integers
     else:
         n = max(0, math.ceil((stop - start) / step))
-    array = ndarray((n,), np.result_type(start, stop, step) if dtype is None else dtype)
-    check(lib.hk_iota(array._data, array._hk_dtype, n, _host_scalar(start, array._hk_dtype),
-                      _host_scalar(step, array._hk_dtype), _stream_handle(stream)))
+    dt = _dtype(np.result_type(start, stop, step) if dtype is None else dtype)
+    array = ndarray((n,), dt)
+    code = array._hk_dtype
+    if code in (lib.HK_BOOL, lib.HK_FLOAT16, lib.HK_INT8, lib.HK_UINT8, lib.HK_UINT32, lib.HK_UINT64):
+        # hk_iota covers the four arithmetic dtypes; others go through float64/int64 and a cast.
+        wide = arange(start, stop, step, np.float64 if dt.kind in "fb" else np.int64, stream)
+        _copy_into(array, wide, stream)
+        return array
+    check(lib.hk_iota(array._data, code, n, _host_scalar(start, code), _host_scalar(step, code),
+                      _stream_handle(stream)))
     return array
 
 
+def linspace(start, stop, num=50, endpoint=True, dtype=None, stream=None):
+    """NumPy's linspace: `num` evenly spaced values from start to stop."""
+    num = _size(num, "num")
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else 0.0
+    out_dtype = _dtype(np.result_type(float(start), float(stop)) if dtype is None else dtype)
+    values = arange(0, num, 1, np.float64, stream)
+    from . import ops
+    result = ops.add(ops.multiply(values, float(step)), float(start))
+    if endpoint and num > 1:
+        result[-1] = float(stop)
+    return result.astype(out_dtype, copy=False, stream=stream)
+
+
 def asarray(obj, dtype=None):
-    """A hipkit.ndarray holding `obj` (a hipkit.ndarray is returned as it is)."""
+    """A hipkit.ndarray holding `obj` (a hipkit.ndarray of the asked dtype is returned as it is)."""
     if isinstance(obj, ndarray):
-        if dtype is not None and np.dtype(dtype) != obj.dtype:
-            raise TypeError(f"asarray: converting a hipkit.ndarray from {obj.dtype} to "
-                            f"{np.dtype(dtype)} on the device is not supported yet")
+        if dtype is not None and _dtype(dtype) != obj.dtype:
+            return obj.astype(dtype)
         return obj
-    host = np.asarray(obj, dtype=dtype)
+    if not isinstance(obj, np.ndarray):
+        from . import interop
+        if hasattr(obj, "__cuda_array_interface__") and interop.platform() == "nvidia":
+            return asarray(interop.from_cuda_array_interface(obj), dtype)
+        if hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) != interop.K_DL_CPU:
+            return asarray(interop.from_dlpack(obj), dtype)
+    host = np.asarray(obj)
+    if dtype is None:
+        if host.dtype.kind == "U" or host.dtype == object:
+            raise TypeError(f"hipkit.asarray: cannot make a device array of {host.dtype} data")
+        target = _dtypes.to_supported(host.dtype)
+    else:
+        target = _dtype(dtype)
+    if host.dtype != target:
+        host = host.astype(target)
     if not host.flags.c_contiguous:
-        host = host.copy(order="C")
+        host = np.ascontiguousarray(host)
     array = ndarray(host.shape, host.dtype)
     if array.nbytes:
         check(lib.hk_memcpy_htod(array._data, ffi.from_buffer(host), array.nbytes))
     return array
 
 
+array = asarray
+
+
+def ascontiguousarray(a, dtype=None):
+    a = asarray(a, dtype)
+    return a if a._contiguous else a.copy()
+
+
 def asnumpy(array, stream=None):
     """A numpy.ndarray from a hipkit.ndarray (copied) or anything NumPy accepts."""
     return array.get(stream) if isinstance(array, ndarray) else np.asarray(array)
 
-
-# --------------------------------------------------------------------- ops
 
 def _check_device(name, *arrays):
     current = _current_device()  # first, as it finds out whether there are several GPUs
@@ -247,84 +648,89 @@ def _check_device(name, *arrays):
     for array in arrays:
         if array.device != current:
             raise ValueError(f"{name}: an operand is on device {array.device} but the current device "
-                             f"is {current}; run it inside `with hipkit.Device({array.device}):`")
+                             f"is {current}; run it inside `with hipkit.Device({array.device}):` or copy "
+                             f"it there first")
 
 
-def _check_operands(name, a, b, dtypes):
-    for x in (a, b):
-        if not isinstance(x, ndarray):
-            kind = f"{type(x).__module__}.{type(x).__qualname__}".removeprefix("builtins.")
-            raise TypeError(f"{name}: operands must be hipkit.ndarray, got {kind}; "
-                            "scalars and host arrays are not supported yet "
-                            "(use hipkit.full or hipkit.asarray)")
-    if a.shape != b.shape:
-        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} differ; "
-                         "only operands of the same shape are supported (no broadcasting yet)")
-    # Compared as hk_dtype ints: much cheaper than numpy.dtype equality.
-    if a._hk_dtype != b._hk_dtype:
-        raise TypeError(f"{name}: dtypes {a.dtype} and {b.dtype} differ; "
-                        "only operands of the same dtype are supported (no type promotion yet)")
-    if a._hk_dtype not in dtypes:
-        supported = " and ".join(_DTYPE_NAME[code] for code in dtypes)
-        raise TypeError(f"{name}: supports {supported}, not {a.dtype}" + _ADVICE.get(name, ""))
-
-
-_ADVICE = {
-    "divide": " (NumPy's true division of integers gives floats, and type promotion "
-              "is not supported yet: use floor_divide, //, for integer division)",
-    "floor_divide": " (use divide, /, for floating-point division)",
-    "sum": " for now (convert integer data to floating point first)",
-}
-
-
-def _binary(name, op, a, b, out, stream, dtypes=_ALL):
-    _check_operands(name, a, b, dtypes)
+def concatenate(arrays, axis=0, out=None, dtype=None):
+    """NumPy's concatenate (axis=None flattens first)."""
+    arrays = [asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        arrays, axis = [a.ravel() for a in arrays], 0
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    for i, a in enumerate(arrays):
+        if a.ndim != ndim:
+            raise ValueError(f"all the input array dimensions except for the concatenation axis must match "
+                             f"exactly, but along dimension 0, the array at index 0 has {ndim} dimension(s) "
+                             f"and the array at index {i} has {a.ndim} dimension(s)")
+    axis = _layout.normalize_axis(axis, ndim)
+    shape = list(arrays[0].shape)
+    for i, a in enumerate(arrays[1:], 1):
+        for k in range(ndim):
+            if k != axis and a.shape[k] != shape[k]:
+                raise ValueError(f"all the input array dimensions except for the concatenation axis must "
+                                 f"match exactly, but along dimension {k}, the array at index 0 has size "
+                                 f"{shape[k]} and the array at index {i} has size {a.shape[k]}")
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    result_dtype = _dtype(dtype) if dtype is not None else _dtypes.result_type(*arrays)
     if out is None:
-        out = ndarray._empty(a.shape, a.dtype)
-    elif not isinstance(out, ndarray) or out.shape != a.shape or out._hk_dtype != a._hk_dtype:
-        raise ValueError(f"{name}: out must be a hipkit.ndarray of shape {a.shape} and dtype {a.dtype}")
-    _check_device(name, a, b, out)
-    check(lib.hk_binary(op, a._hk_dtype, a.size, a._data, b._data, out._data, _stream_handle(stream)))
+        out = ndarray._empty(tuple(shape), result_dtype)
+    elif not isinstance(out, ndarray) or out.shape != tuple(shape):
+        raise ValueError(f"concatenate: out must be a hipkit.ndarray of shape {tuple(shape)}")
+    _check_device("concatenate", out, *arrays)
+    start = 0
+    for a in arrays:
+        index = (slice(None),) * axis + (slice(start, start + a.shape[axis]),)
+        _assign(out[index], a)
+        start += a.shape[axis]
     return out
 
 
-def add(a, b, out=None, stream=None):
-    return _binary("add", lib.HK_ADD, a, b, out, stream)
+def stack(arrays, axis=0, out=None, dtype=None):
+    """NumPy's stack: join along a new axis."""
+    arrays = [asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    axis = _layout.normalize_axis(axis, arrays[0].ndim + 1)
+    expanded = [a.reshape(a.shape[:axis] + (1,) + a.shape[axis:]) for a in arrays]
+    return concatenate(expanded, axis=axis, out=out, dtype=dtype)
 
 
-def subtract(a, b, out=None, stream=None):
-    return _binary("subtract", lib.HK_SUBTRACT, a, b, out, stream)
+def expand_dims(a, axis):
+    shape, strides = _layout.expand_dims(a.shape, a._el_strides, axis)
+    return a._view(shape, strides, a._offset)
 
 
-def multiply(a, b, out=None, stream=None):
-    return _binary("multiply", lib.HK_MULTIPLY, a, b, out, stream)
+def squeeze(a, axis=None):
+    return a.squeeze(axis)
 
 
-def divide(a, b, out=None, stream=None):
-    """a / b for float32 and float64 (IEEE division)."""
-    return _binary("divide", lib.HK_DIVIDE, a, b, out, stream, _FLOATS)
+def transpose(a, axes=None):
+    return a.transpose(axes)
 
 
-def floor_divide(a, b, out=None, stream=None):
-    """a // b for int32 and int64, as NumPy: rounds toward minus infinity,
-    x // 0 == 0, INT_MIN // -1 == INT_MIN."""
-    return _binary("floor_divide", lib.HK_DIVIDE, a, b, out, stream, _INTS)
+def swapaxes(a, axis1, axis2):
+    return a.swapaxes(axis1, axis2)
 
 
-def axpy(a, x, y, stream=None):
-    """y = a*x + y, in place on y; returns y."""
-    _check_operands("axpy", x, y, _ALL)
-    _check_device("axpy", x, y)
-    check(lib.hk_axpy(y._hk_dtype, y.size, _host_scalar(a, y._hk_dtype), x._data, y._data,
-                      _stream_handle(stream)))
-    return y
+def reshape(a, shape):
+    return a.reshape(shape)
 
 
-def sum(x, stream=None):
-    """The sum of all elements of a float32 or float64 array, as a Python float
-    (NaN if any element is NaN; 0.0 for an empty array)."""
-    _check_operands("sum", x, x, _FLOATS)
-    _check_device("sum", x)
-    result = ndarray._empty((), x.dtype)
-    check(lib.hk_sum(x._hk_dtype, x.size, x._data, result._data, _stream_handle(stream)))
-    return float(result.get(stream))
+def ravel(a):
+    return a.ravel()
+
+
+def broadcast_to(a, shape):
+    return a._broadcast_to(_layout._as_shape(shape))
+
+
+def copy(a):
+    return asarray(a).copy()

@@ -1,0 +1,328 @@
+"""Zero-copy exchange with other GPU libraries, and pinned host arrays.
+
+- DLPack (https://dmlc.github.io/dlpack/latest/python_spec.html), both ways:
+  ndarray.__dlpack__ / __dlpack_device__ hand out a capsule that shares the
+  memory (versioned "dltensor_versioned" for consumers that ask with
+  max_version >= (1, 0), the legacy "dltensor" otherwise), and
+  hipkit.from_dlpack(x) views another library's device array without a copy.
+- __cuda_array_interface__ (version 3) produced and consumed on NVIDIA builds.
+- hipkit.pinned_empty: a numpy.ndarray in page-locked host memory, for
+  asynchronous copies (ndarray.set / ndarray.get with a stream) that overlap kernels.
+
+The capsule plumbing uses ctypes on CPython's capsule API; deleters may run on
+any thread (ctypes takes the GIL for them).
+"""
+import ctypes
+import math
+import threading
+
+import numpy as np
+
+from . import _layout
+from ._ffi import ffi, lib
+from .array import _HK_DTYPE, _current_device, ndarray
+from .device import _Exit, platform
+from .errors import check
+
+# ---------------------------------------------------------------- DLPack structures
+
+K_DL_CPU, K_DL_CUDA, K_DL_CUDA_HOST, K_DL_ROCM, K_DL_ROCM_HOST, K_DL_CUDA_MANAGED = 1, 2, 3, 10, 11, 13
+_INT, _UINT, _FLOAT, _BOOL_CODE = 0, 1, 2, 6
+_READ_ONLY = 1
+
+
+class _Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32), ("dtype", _DataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _Managed(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_Managed._fields_ = [("dl_tensor", _Tensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _ManagedVersioned(ctypes.Structure):
+    _fields_ = [("version", _Version), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _Tensor)]
+
+
+_api = ctypes.pythonapi
+_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+_VERSIONED, _LEGACY = b"dltensor_versioned", b"dltensor"
+_USED_VERSIONED, _USED_LEGACY = b"used_dltensor_versioned", b"used_dltensor"
+
+# Exported tensors still alive: address of the managed struct -> what it keeps alive.
+_exports = {}
+_exports_lock = threading.Lock()
+
+
+def _device_type():
+    return K_DL_ROCM if platform() == "amd" else K_DL_CUDA
+
+
+_DL_DTYPE = {np.dtype(np.bool_): (_BOOL_CODE, 8)}
+for _dt in _HK_DTYPE:
+    if _dt.kind != "b":
+        _DL_DTYPE[_dt] = ({"i": _INT, "u": _UINT, "f": _FLOAT}[_dt.kind], _dt.itemsize * 8)
+_FROM_DL = {code_bits: dt for dt, code_bits in _DL_DTYPE.items()}
+del _dt
+
+
+def _release(address):
+    with _exports_lock:
+        _exports.pop(address, None)
+
+
+@_DELETER
+def _deleter(address):  # called by the consumer when it is done with the memory
+    if not _Exit.started:
+        _release(address)
+
+
+@_CAPSULE_DESTRUCTOR
+def _capsule_destructor(capsule):
+    """A capsule nobody consumed: release what it holds (the spec's rule)."""
+    if _Exit.started:
+        return
+    for name in (_VERSIONED, _LEGACY):
+        if _api.PyCapsule_IsValid(capsule, name):
+            _release(_api.PyCapsule_GetPointer(capsule, name))
+            return
+
+
+def _stream_ready(stream):
+    """Make hipkit's queued work visible to the consumer's `stream` (DLPack's
+    rule). hipkit works on the default stream: a consumer on the default
+    stream (None, 0, 1 or 2 on CUDA) needs nothing; any other stream waits
+    here for the device to finish hipkit's work."""
+    if stream is None or stream in (0, 1, 2):
+        return
+    if not isinstance(stream, int) or stream < 0 and stream != -1:
+        raise ValueError(f"__dlpack__: stream must be None or an int, got {stream!r}")
+    if stream != -1:
+        check(lib.hk_device_synchronize())
+
+
+def to_dlpack(array, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """The DLPack capsule sharing `array`'s memory (ndarray.__dlpack__)."""
+    if dl_device is not None and tuple(dl_device) != array.__dlpack_device__():
+        raise BufferError(f"__dlpack__: the array is on device {array.__dlpack_device__()}, not {dl_device}; "
+                          f"copy it there first")
+    if copy:
+        array = array.copy()
+    _stream_ready(stream)
+    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    managed = (_ManagedVersioned if versioned else _Managed)()
+    ndim = array.ndim
+    shape = (ctypes.c_int64 * max(ndim, 1))(*array.shape)
+    strides = (ctypes.c_int64 * max(ndim, 1))(*array._el_strides)
+    tensor = managed.dl_tensor
+    tensor.data = int(ffi.cast("uintptr_t", array._data)) or None
+    tensor.device = _Device(_device_type(), array.device)
+    tensor.ndim = ndim
+    code, bits = _DL_DTYPE[array.dtype]
+    tensor.dtype = _DataType(code, bits, 1)
+    tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    tensor.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
+    tensor.byte_offset = 0
+    managed.deleter = _deleter
+    if versioned:
+        managed.version = _Version(1, 0)
+        managed.flags = 0
+    address = ctypes.addressof(managed)
+    with _exports_lock:
+        _exports[address] = (managed, shape, strides, array)
+    return _api.PyCapsule_New(address, _VERSIONED if versioned else _LEGACY, _capsule_destructor)
+
+
+class _Keeper:
+    """Holds another library's memory alive for the hipkit arrays viewing it;
+    calls its DLPack deleter (or drops the reference) when collected."""
+
+    def __init__(self, obj=None, deleter=None, address=None):
+        self.obj, self.deleter, self.address = obj, deleter, address
+
+    def __del__(self):
+        if self.deleter is not None and not _Exit.started:
+            self.deleter(self.address)
+
+
+def _view_of(data, shape, el_strides, dtype, device, keeper):
+    """A hipkit.ndarray over memory hipkit does not own."""
+    array = ndarray.__new__(ndarray)
+    array.shape, array.dtype, array._hk_dtype = tuple(shape), dtype, _HK_DTYPE[dtype]
+    array.size = math.prod(array.shape)
+    array.nbytes = array.size * dtype.itemsize
+    array._el_strides, array._offset, array.device = tuple(el_strides), 0, device
+    array._contiguous = _layout.is_c_contiguous(array.shape, array._el_strides)
+    array._data = ffi.cast("void *", data)
+    array._own = False
+    array._keeper = keeper
+    return array
+
+
+def from_dlpack(obj, *, device=None, copy=None):
+    """A hipkit.ndarray sharing the memory of `obj`, any object with
+    __dlpack__ (CuPy, PyTorch, JAX, another hipkit array) whose data is in
+    this GPU's memory. Host (CPU) arrays are refused: hipkit.asarray copies them."""
+    if isinstance(obj, ndarray):
+        return obj.copy() if copy else obj
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(obj).__name__} does not support DLPack (no __dlpack__)")
+    ours = _device_type()
+    if hasattr(obj, "__dlpack_device__"):
+        kind, index = obj.__dlpack_device__()
+        if int(kind) not in (ours, K_DL_CUDA_MANAGED if ours == K_DL_CUDA else ours):
+            raise BufferError(f"from_dlpack: the array lives on DLPack device type {int(kind)} "
+                              f"({'CPU' if int(kind) == K_DL_CPU else 'not this GPU'}); hipkit.asarray copies "
+                              f"host data to the GPU")
+    stream = 1 if ours == K_DL_CUDA else 0  # our default stream, in the spec's numbering
+    try:
+        capsule = obj.__dlpack__(stream=stream, max_version=(1, 0))
+    except TypeError:  # an older producer without max_version
+        capsule = obj.__dlpack__(stream=stream)
+    capsule_obj = ctypes.py_object(capsule)
+    address_of = id(capsule)  # CPython: the object's address, which the capsule API takes
+    versioned = bool(_api.PyCapsule_IsValid(address_of, _VERSIONED))
+    if not versioned and not _api.PyCapsule_IsValid(address_of, _LEGACY):
+        raise BufferError("from_dlpack: __dlpack__ returned something other than an unused DLPack capsule")
+    name = _VERSIONED if versioned else _LEGACY
+    address = _api.PyCapsule_GetPointer(address_of, name)
+    managed = (_ManagedVersioned if versioned else _Managed).from_address(address)
+    if versioned and managed.version.major > 1:
+        raise BufferError(f"from_dlpack: DLPack version {managed.version.major}.{managed.version.minor} is newer "
+                          f"than hipkit understands (1.x)")
+    tensor = managed.dl_tensor
+    if tensor.device.device_type not in (ours, K_DL_CUDA_MANAGED):
+        raise BufferError(f"from_dlpack: the tensor is on DLPack device type {tensor.device.device_type}")
+    key = (tensor.dtype.code, tensor.dtype.bits)
+    if tensor.dtype.lanes != 1 or key not in _FROM_DL:
+        raise TypeError(f"from_dlpack: DLPack dtype (code {tensor.dtype.code}, {tensor.dtype.bits} bits, "
+                        f"{tensor.dtype.lanes} lanes) has no hipkit equivalent")
+    dtype = _FROM_DL[key]
+    ndim = tensor.ndim
+    _layout._check_ndim(ndim)
+    shape = [tensor.shape[i] for i in range(ndim)]
+    strides = [tensor.strides[i] for i in range(ndim)] if tensor.strides else list(
+        _layout.contiguous_strides(shape))
+    data = (tensor.data or 0) + tensor.byte_offset
+    if data % dtype.itemsize:
+        raise BufferError("from_dlpack: the data is not aligned to its element size")
+    deleter = managed.deleter
+    check_rename = _api.PyCapsule_SetName(capsule_obj, _USED_VERSIONED if versioned else _USED_LEGACY)
+    if check_rename:
+        raise BufferError("from_dlpack: could not mark the DLPack capsule as used")
+    keeper = _Keeper(None, deleter if deleter else None, address)
+    array = _view_of(data, shape, strides, dtype, tensor.device.device_id, keeper)
+    if copy:
+        return array.copy()
+    return array
+
+
+def dlpack_device(array):
+    return (_device_type(), array.device)
+
+
+# ---------------------------------------------------------------- __cuda_array_interface__
+
+def cuda_array_interface(array):
+    """Version 3 of the CUDA Array Interface (NVIDIA builds)."""
+    if platform() != "nvidia":
+        raise AttributeError("__cuda_array_interface__ exists on NVIDIA builds only")
+    return {
+        "shape": tuple(array.shape),
+        "typestr": array.dtype.str,
+        "data": (int(ffi.cast("uintptr_t", array._data)), False),
+        "strides": None if array._contiguous else tuple(array.strides),
+        "version": 3,
+        "stream": 1,  # hipkit's work is queued on the legacy default stream
+    }
+
+
+def from_cuda_array_interface(obj):
+    """A hipkit.ndarray viewing `obj`'s memory through __cuda_array_interface__."""
+    info = obj.__cuda_array_interface__
+    dtype = np.dtype(info["typestr"])
+    if dtype not in _HK_DTYPE:
+        raise TypeError(f"__cuda_array_interface__: dtype {dtype} has no hipkit equivalent")
+    if info.get("mask") is not None:
+        raise TypeError("__cuda_array_interface__: masked arrays are not supported")
+    shape = tuple(info["shape"])
+    if info.get("strides") is None:
+        strides = _layout.contiguous_strides(shape)
+    else:
+        if any(s % dtype.itemsize for s in info["strides"]):
+            raise BufferError("__cuda_array_interface__: strides are not multiples of the element size")
+        strides = tuple(s // dtype.itemsize for s in info["strides"])
+    stream = info.get("stream")
+    if stream not in (None, 1, 2):
+        check(lib.hk_device_synchronize())  # the producer's work on its own stream must finish first
+    data = info["data"][0] or 0
+    return _view_of(data, shape, strides, dtype, _current_device(), _Keeper(obj))
+
+
+# ---------------------------------------------------------------- pinned host memory
+
+class _PinnedBuffer:
+    def __init__(self, nbytes):
+        box = ffi.new("void **")
+        check(lib.hk_host_malloc(box, nbytes))
+        self.ptr, self.nbytes = box[0], nbytes
+
+    def __del__(self, _free=lib.hk_host_free, _exit=_Exit):
+        if self.ptr and not _exit.started:
+            _free(self.ptr)
+            self.ptr = None
+
+
+def pinned_empty(shape, dtype=np.float64):
+    """An uninitialised numpy.ndarray in page-locked (pinned) host memory, from
+    hipkit's pinned pool: copies to and from it run at full bus speed and can
+    be asynchronous on a stream (x.set(host, stream=s), x.get(stream=s, out=host,
+    blocking=False)). Freed when the array (and every view of it) is collected."""
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes == 0:
+        return np.empty(shape, dtype)
+    buffer = _PinnedBuffer(nbytes)
+    host = np.frombuffer(ffi.buffer(buffer.ptr, nbytes), dtype=dtype).reshape(shape)
+    return _PinnedArray(host, buffer)
+
+
+class _PinnedArray(np.ndarray):
+    """numpy.ndarray subclass that keeps its pinned buffer alive (views keep the base alive)."""
+
+    def __new__(cls, host, buffer):
+        obj = host.view(cls)
+        obj._hipkit_pinned = buffer
+        return obj
+
+    def __array_finalize__(self, obj):
+        if obj is not None and not hasattr(self, "_hipkit_pinned"):
+            self._hipkit_pinned = getattr(obj, "_hipkit_pinned", None)

@@ -1,0 +1,758 @@
+"""hipkit's math under NumPy's names: elementwise functions (ufuncs) with
+broadcasting, type promotion and out=, reductions over axes, scans, sorting,
+matrix products and take. Each maps to one op family of the C library
+(hk_elementwise, hk_reduce, hk_scan, hk_sort, hk_matmul, hk_take), which does
+the work on the GPU; this module works out shapes and dtypes as NumPy 2 does
+(NEP 50: Python scalars are "weak") and casts operands where the kernels need
+one dtype.
+
+All functions are asynchronous (stream=None: the default stream) except
+where noted (nonzero, boolean indexing and take(mode='raise') wait for the
+GPU, because the size or validity of their result is data-dependent).
+Full reductions return 0-d arrays (no copy to the host): float(x.sum()),
+x.sum().item() or .get() fetch the value.
+"""
+import builtins
+
+import numpy as np
+from numpy.exceptions import AxisError
+
+from . import _dtypes
+from . import _layout
+from ._ffi import ffi, lib
+from .array import (_HK_DTYPE, _check_device, _copy_into, _desc, _dtype, _host_scalar, _overlaps,
+                    asarray, ndarray)
+from .device import _stream_handle
+from .errors import InvalidArgumentError, check
+
+_BOOL = np.dtype(np.bool_)
+_INT8 = np.dtype(np.int8)
+_INT64 = np.dtype(np.int64)
+_FLOAT16 = np.dtype(np.float16)
+_FLOAT32 = np.dtype(np.float32)
+_FLOAT64 = np.dtype(np.float64)
+_NULL = ffi.NULL
+
+
+def _owner(x):
+    return x._base if x._base is not None else x
+
+
+def _operand_ok(x):
+    """What operators accept on the other side (else NotImplemented)."""
+    return isinstance(x, ndarray) or type(x) in (bool, int, float) or (
+        isinstance(x, np.generic) and x.dtype.kind in "biuf")
+
+
+def _operand(name, x):
+    """An ndarray, a Python scalar (weak), or a NumPy scalar (strong): as is.
+    Host arrays raise: the copy to the device is the caller's to ask for."""
+    if isinstance(x, ndarray) or type(x) in (bool, int, float):
+        return x
+    if isinstance(x, np.generic):
+        if x.dtype.kind not in "biuf":
+            raise TypeError(f"{name}: hipkit has no {x.dtype} dtype")
+        return x
+    if isinstance(x, np.ndarray):
+        raise TypeError(f"{name}: an operand is a numpy.ndarray (host memory); copy it to the device "
+                        f"with hipkit.asarray(x) first")
+    if isinstance(x, complex):
+        raise TypeError(f"{name}: hipkit has no complex dtypes")
+    kind = f"{type(x).__module__}.{type(x).__qualname__}".removeprefix("builtins.")
+    raise TypeError(f"{name}: unsupported operand type {kind}; use hipkit arrays or Python/NumPy scalars "
+                    f"(hipkit.asarray converts host data)")
+
+
+def _array_arg(name, x):
+    """A hipkit array for functions that need one (reductions, sort, ...):
+    Python and NumPy scalars become 0-d device arrays; host arrays raise."""
+    if isinstance(x, ndarray):
+        return x
+    _operand(name, x)
+    return asarray(np.asarray(x))
+
+
+# ---------------------------------------------------------------- elementwise
+
+# name -> (hk_op, kind). kind decides the loop dtype and the output dtype.
+_UFUNCS = {
+    "add": (lib.HK_OP_ADD, "arith"), "subtract": (lib.HK_OP_SUBTRACT, "nobool"),
+    "multiply": (lib.HK_OP_MULTIPLY, "arith"), "divide": (lib.HK_OP_DIVIDE, "divide"),
+    "floor_divide": (lib.HK_OP_FLOOR_DIVIDE, "int8bool"), "remainder": (lib.HK_OP_REMAINDER, "int8bool"),
+    "power": (lib.HK_OP_POWER, "int8bool"), "minimum": (lib.HK_OP_MINIMUM, "arith"),
+    "maximum": (lib.HK_OP_MAXIMUM, "arith"),
+    "equal": (lib.HK_OP_EQUAL, "compare"), "not_equal": (lib.HK_OP_NOT_EQUAL, "compare"),
+    "less": (lib.HK_OP_LESS, "compare"), "less_equal": (lib.HK_OP_LESS_EQUAL, "compare"),
+    "greater": (lib.HK_OP_GREATER, "compare"), "greater_equal": (lib.HK_OP_GREATER_EQUAL, "compare"),
+    "logical_and": (lib.HK_OP_LOGICAL_AND, "compare"), "logical_or": (lib.HK_OP_LOGICAL_OR, "compare"),
+    "logical_xor": (lib.HK_OP_LOGICAL_XOR, "compare"),
+    "bitwise_and": (lib.HK_OP_BITWISE_AND, "bitwise"), "bitwise_or": (lib.HK_OP_BITWISE_OR, "bitwise"),
+    "bitwise_xor": (lib.HK_OP_BITWISE_XOR, "bitwise"),
+    "negative": (lib.HK_OP_NEGATIVE, "nobool"), "absolute": (lib.HK_OP_ABSOLUTE, "arith"),
+    "logical_not": (lib.HK_OP_LOGICAL_NOT, "compare"), "invert": (lib.HK_OP_BITWISE_INVERT, "bitwise"),
+    "exp": (lib.HK_OP_EXP, "math"), "log": (lib.HK_OP_LOG, "math"), "log2": (lib.HK_OP_LOG2, "math"),
+    "log1p": (lib.HK_OP_LOG1P, "math"), "expm1": (lib.HK_OP_EXPM1, "math"), "sqrt": (lib.HK_OP_SQRT, "math"),
+    "sin": (lib.HK_OP_SIN, "math"), "cos": (lib.HK_OP_COS, "math"), "tan": (lib.HK_OP_TAN, "math"),
+    "tanh": (lib.HK_OP_TANH, "math"), "erf": (lib.HK_OP_ERF, "math"),
+    "floor": (lib.HK_OP_FLOOR, "round"), "ceil": (lib.HK_OP_CEIL, "round"), "rint": (lib.HK_OP_RINT, "round"),
+    "isnan": (lib.HK_OP_ISNAN, "predicate"), "isinf": (lib.HK_OP_ISINF, "predicate"),
+    "isfinite": (lib.HK_OP_ISFINITE, "predicate"),
+    "where": (lib.HK_OP_WHERE, "where"), "clip": (lib.HK_OP_CLIP, "arith"),
+}
+
+# The float dtype NumPy's math functions use for integer and bool inputs.
+_MATH_FLOAT = {"b": _FLOAT16, "i1": _FLOAT16, "u1": _FLOAT16}
+
+_ROUND_DTYPE = {}  # (name, dtype) -> the result dtype NumPy gives (floor of int: int in NumPy >= 2.3?)
+
+
+def _round_dtype(name, dtype):
+    key = (name, dtype)
+    result = _ROUND_DTYPE.get(key)
+    if result is None:
+        try:
+            result = _dtypes.to_supported(getattr(np, name)(np.zeros(1, dtype)).dtype)
+        except TypeError:  # NumPy has no loop (e.g. rint of bool): float16, as its math functions
+            result = _FLOAT16
+        _ROUND_DTYPE[key] = result
+    return result
+
+
+def _loop_dtypes(name, kind, operands):
+    """(dtype every operand is cast to, output dtype) for ufunc `name`."""
+    if kind == "where":
+        t = _dtypes.result_type(*operands[1:])
+        return t, t
+    t = _dtypes.result_type(*operands)
+    if kind == "arith":
+        return t, t
+    if kind == "compare":
+        return t, _BOOL
+    if kind == "predicate":
+        return t, _BOOL
+    if kind == "nobool":
+        if t == _BOOL:
+            raise TypeError(f"numpy boolean {name}, the `-` operator, is not supported, use the bitwise_xor, "
+                            f"the `^` operator, or the logical_xor function instead." if name == "subtract" else
+                            f"The numpy boolean negative, the `-` operator, is not supported, use the `~` "
+                            f"operator or the logical_not function instead.")
+        return t, t
+    if kind == "int8bool":
+        t = _INT8 if t == _BOOL else t
+        return t, t
+    if kind == "divide":
+        t = _dtypes.true_divide_type(t)
+        return t, t
+    if kind == "bitwise":
+        if t.kind not in "biu":
+            raise TypeError(f"ufunc '{name}' not supported for the input types, and the inputs could not be "
+                            f"safely coerced to any supported types according to the casting rule ''safe''")
+        return t, t
+    if kind == "math":
+        if t.kind != "f":
+            t = _MATH_FLOAT.get(t.kind if t.kind == "b" else t.str[1:], _FLOAT64)
+        return t, t
+    if kind == "round":
+        r = _round_dtype(name, t)
+        return r, r
+    raise AssertionError(kind)
+
+
+def _same_view(a, b):
+    """True when b, broadcast to a's shape, is exactly the view a (in-place ops)."""
+    if a._data != b._data or a._hk_dtype != b._hk_dtype:
+        return False
+    try:
+        strides = _layout.broadcast_strides(b.shape, b._el_strides, a.shape)
+    except ValueError:
+        return False
+    return all(s == t or n == 1 for s, t, n in zip(strides, a._el_strides, a.shape)) and b.shape == a.shape
+
+
+# hk_binary (pointer arguments, four dtypes) is the cheapest call for the
+# commonest case: same dtype, same shape, contiguous.
+_FAST_BINARY = {
+    "add": (lib.HK_ADD, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
+    "subtract": (lib.HK_SUBTRACT, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
+    "multiply": (lib.HK_MULTIPLY, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
+    "divide": (lib.HK_DIVIDE, (lib.HK_FLOAT32, lib.HK_FLOAT64)),
+    "floor_divide": (lib.HK_DIVIDE, (lib.HK_INT32, lib.HK_INT64)),
+}
+
+
+def _ufunc(name, *args, out=None, stream=None):
+    op, kind = _UFUNCS[name]
+    fast = _FAST_BINARY.get(name)
+    if fast is not None:
+        a, b = args
+        if (a.__class__ is ndarray and b.__class__ is ndarray and a._hk_dtype == b._hk_dtype
+                and a._hk_dtype in fast[1] and a.shape == b.shape and a._contiguous and b._contiguous):
+            if out is None:
+                out = ndarray._empty(a.shape, a.dtype)
+                _check_device(name, a, b)
+            elif not (out.__class__ is ndarray and out._hk_dtype == a._hk_dtype and out.shape == a.shape
+                      and out._contiguous and (out._data == a._data or out._data == b._data or (
+                          _owner(out) is not _owner(a) and _owner(out) is not _owner(b)))):
+                return _ufunc_general(name, op, kind, args, out, stream)
+            else:
+                _check_device(name, a, b, out)
+            check(lib.hk_binary(fast[0], a._hk_dtype, a.size, a._data, b._data, out._data,
+                                _stream_handle(stream)))
+            return out
+    return _ufunc_general(name, op, kind, args, out, stream)
+
+
+def _ufunc_general(name, op, kind, args, out, stream):
+    operands = [_operand(name, x) for x in args]
+    loop, result_dtype = _loop_dtypes(name, kind, operands)
+    arrays = [x for x in operands if isinstance(x, ndarray)]
+    shape = _layout.broadcast_shapes(*(x.shape for x in arrays)) if arrays else ()
+    if out is not None:
+        if not isinstance(out, ndarray):
+            raise TypeError(f"{name}: out must be a hipkit.ndarray, got {type(out).__name__}")
+        try:
+            full = _layout.broadcast_shapes(shape, out.shape)
+        except ValueError:
+            full = None
+        if full != out.shape:
+            raise ValueError(f"{name}: non-broadcastable output operand with shape {out.shape} doesn't match "
+                             f"the broadcast shape {shape}")
+        shape = out.shape
+        if out.dtype != result_dtype and not np.can_cast(result_dtype, out.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast ufunc '{name}' output from {result_dtype!r} to {out.dtype!r} with "
+                            f"casting rule 'same_kind'")
+    _check_device(name, *arrays, *([out] if out is not None else []))
+    # Operands in the loop dtype (where's condition in bool).
+    cast = []
+    for i, x in enumerate(operands):
+        want = _BOOL if (kind == "where" and i == 0) else loop
+        if isinstance(x, ndarray):
+            cast.append(x if x.dtype == want else x.astype(want, stream=stream))
+        else:
+            cast.append((x, want))
+    # The array written: out itself, unless it needs a cast or overlaps an input in a way
+    # the kernels cannot take (anything but the very same view).
+    target = out
+    if out is None or out.dtype != result_dtype or builtins.any(
+            isinstance(x, ndarray) and _overlaps(out, x) and not _same_view(out, x) for x in cast):
+        target = ndarray._empty(shape, result_dtype)
+    if target.size:
+        n = len(cast)
+        ins = ffi.new("hk_array[]", n)
+        keep = []
+        for i, x in enumerate(cast):
+            if isinstance(x, ndarray):
+                _desc(x, ins + i)
+            else:
+                value, want = x
+                buffer = _host_scalar(value, _HK_DTYPE[want])
+                keep.append(buffer)
+                ins[i].data = buffer
+                ins[i].dtype = _HK_DTYPE[want]
+                ins[i].ndim = lib.HK_HOST_SCALAR
+        check(lib.hk_elementwise(op, ins, n, _desc(target), _stream_handle(stream)))
+    if out is not None and target is not out:
+        _copy_into(out, target, stream)
+        return out
+    return target
+
+
+def _make_ufunc(name, arity, doc):
+    if arity == 1:
+        def ufunc(x, /, out=None, *, stream=None):
+            return _ufunc(name, x, out=out, stream=stream)
+    elif arity == 2:
+        def ufunc(x1, x2, /, out=None, *, stream=None):
+            return _ufunc(name, x1, x2, out=out, stream=stream)
+    else:
+        raise AssertionError(arity)
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__doc__ = doc
+    return ufunc
+
+
+_BINARY_DOCS = {
+    "add": "x1 + x2", "subtract": "x1 - x2", "multiply": "x1 * x2",
+    "divide": "x1 / x2 (true division: integers divide in float64, as NumPy)",
+    "floor_divide": "x1 // x2 (rounds toward minus infinity; integer x // 0 gives 0)",
+    "remainder": "x1 % x2 (the sign of x2, as Python's and NumPy's; integer x % 0 gives 0)",
+    "power": "x1 ** x2 (integers: a negative exponent gives 0 except for bases 1 and -1, where NumPy raises)",
+    "minimum": "the smaller of x1 and x2 (NaN propagates)", "maximum": "the larger of x1 and x2 (NaN propagates)",
+    "equal": "x1 == x2", "not_equal": "x1 != x2", "less": "x1 < x2", "less_equal": "x1 <= x2",
+    "greater": "x1 > x2", "greater_equal": "x1 >= x2", "logical_and": "x1 and x2, elementwise, as bool",
+    "logical_or": "x1 or x2, elementwise, as bool", "logical_xor": "x1 xor x2, elementwise, as bool",
+    "bitwise_and": "x1 & x2", "bitwise_or": "x1 | x2", "bitwise_xor": "x1 ^ x2",
+}
+_UNARY_DOCS = {
+    "negative": "-x", "absolute": "|x|", "logical_not": "not x, elementwise, as bool", "invert": "~x",
+    "exp": "e**x", "log": "natural logarithm", "log2": "base-2 logarithm", "log1p": "log(1 + x)",
+    "expm1": "e**x - 1", "sqrt": "square root", "sin": "sine", "cos": "cosine", "tan": "tangent",
+    "tanh": "hyperbolic tangent", "erf": "the error function", "floor": "round down", "ceil": "round up",
+    "rint": "round to the nearest integer, halves to even", "isnan": "x is NaN", "isinf": "x is +-inf",
+    "isfinite": "x is neither inf nor NaN",
+}
+for _name, _doc in _BINARY_DOCS.items():
+    globals()[_name] = _make_ufunc(_name, 2, f"{_name}(x1, x2, out=None, *, stream=None): {_doc}, elementwise, "
+                                             f"with NumPy's broadcasting and type promotion.")
+for _name, _doc in _UNARY_DOCS.items():
+    globals()[_name] = _make_ufunc(_name, 1, f"{_name}(x, out=None, *, stream=None): {_doc}, elementwise.")
+del _name, _doc
+
+true_divide = divide  # noqa: F821 (made above)
+mod = remainder  # noqa: F821
+abs = absolute  # noqa: F821
+bitwise_not = bitwise_invert = invert  # noqa: F821
+pow = power  # noqa: F821
+
+
+def positive(x, /, out=None, *, stream=None):
+    """+x: a copy (bool raises, as NumPy)."""
+    x = _array_arg("positive", x)
+    if x.dtype == _BOOL:
+        raise TypeError("The numpy boolean positive, the `+` operator, is not supported")
+    if out is None:
+        return x.copy(stream=stream)
+    out[...] = x
+    return out
+
+
+def where(condition, x=None, y=None, /, *, out=None, stream=None):
+    """x where condition is true, y elsewhere (broadcast); with only a
+    condition, NumPy's nonzero(condition) (waits for the GPU)."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return _ufunc_general("where", lib.HK_OP_WHERE, "where", (condition, x, y), out, stream)
+
+
+def clip(a, a_min=None, a_max=None, out=None, *, stream=None, min=None, max=None):
+    """NumPy's clip: minimum(maximum(a, a_min), a_max); either bound may be None."""
+    a_min = min if a_min is None else a_min
+    a_max = max if a_max is None else a_max
+    if a_min is None and a_max is None:
+        raise ValueError("One of max or min must be given")
+    if a_min is None:
+        return _ufunc("minimum", a, a_max, out=out, stream=stream)
+    if a_max is None:
+        return _ufunc("maximum", a, a_min, out=out, stream=stream)
+    return _ufunc_general("clip", lib.HK_OP_CLIP, "arith", (a, a_min, a_max), out, stream)
+
+
+def round(a, decimals=0, out=None, *, stream=None):
+    """NumPy's round: halves to even; decimals != 0 scales by 10**decimals
+    first, as NumPy does (integers with decimals >= 0 are returned as they are)."""
+    a = _array_arg("round", a)
+    if a.dtype.kind in "biu":
+        if decimals >= 0:
+            return a.copy(stream=stream) if out is None else positive(a, out=out, stream=stream)
+        scale = 10 ** (-decimals)
+        return multiply(floor_divide(add(a, scale // 2), scale), scale, out=out, stream=stream)  # noqa: F821
+    if decimals == 0:
+        return rint(a, out=out, stream=stream)  # noqa: F821
+    scale = 10.0 ** decimals
+    return divide(rint(multiply(a, scale)), scale, out=out, stream=stream)  # noqa: F821
+
+
+around = round
+
+
+# ---------------------------------------------------------------- reductions
+
+def _axes(axis, ndim):
+    """(tuple of reduced axes, bit mask) for NumPy's axis argument."""
+    if axis is None:
+        axes = tuple(range(ndim))
+    else:
+        axes = _layout.normalize_axis(axis if isinstance(axis, (tuple, list)) else (axis,), ndim)
+    mask = 0
+    for a in axes:
+        mask |= 1 << a
+    return axes, mask
+
+
+_REDUCE_OPS = {
+    "sum": lib.HK_REDUCE_SUM, "prod": lib.HK_REDUCE_PROD, "min": lib.HK_REDUCE_MIN, "max": lib.HK_REDUCE_MAX,
+    "argmin": lib.HK_REDUCE_ARGMIN, "argmax": lib.HK_REDUCE_ARGMAX, "any": lib.HK_REDUCE_ANY,
+    "all": lib.HK_REDUCE_ALL, "mean": lib.HK_REDUCE_MEAN, "var": lib.HK_REDUCE_VAR, "std": lib.HK_REDUCE_STD,
+}
+_NUMPY_NAME = {"min": "minimum", "max": "maximum", "argmin": "argmin", "argmax": "argmax"}
+
+
+def _reduce_dtype(name, dtype):
+    if name in ("sum", "prod"):
+        return _dtypes.sum_accumulator_type(dtype)
+    if name in ("min", "max"):
+        return dtype
+    if name in ("argmin", "argmax"):
+        return _INT64
+    if name in ("any", "all"):
+        return _BOOL
+    return dtype if dtype.kind == "f" else _FLOAT64  # mean, var, std
+
+
+def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, stream=None):
+    x = _array_arg(name, x)
+    if dtype is not None:
+        dt = _dtype(dtype)
+        if dt != x.dtype:
+            x = x.astype(dt, stream=stream)
+    if name in ("argmin", "argmax") and isinstance(axis, (tuple, list)):
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+    axes, mask = _axes(axis, x.ndim)
+    if keepdims:
+        shape = tuple(1 if k in axes else n for k, n in enumerate(x.shape))
+    else:
+        shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
+    if name in ("min", "max", "argmin", "argmax") and builtins.any(x.shape[k] == 0 for k in axes) or (
+            name in ("min", "max", "argmin", "argmax") and x.size == 0):
+        what = "an empty sequence" if name.startswith("arg") else \
+            f"zero-size array to reduction operation {_NUMPY_NAME[name]} which has no identity"
+        raise ValueError(f"attempt to get {name} of {what}" if name.startswith("arg") else what)
+    result_dtype = _reduce_dtype(name, x.dtype)
+    if out is not None:
+        if not isinstance(out, ndarray) or out.shape != shape:
+            raise ValueError(f"{name}: out must be a hipkit.ndarray of shape {shape}")
+        _check_device(name, x, out)
+    else:
+        _check_device(name, x)
+    target = out if out is not None and out.dtype == result_dtype and not _overlaps(out, x) else \
+        ndarray._empty(shape, result_dtype)
+    check(lib.hk_reduce(_REDUCE_OPS[name], _desc(x), mask, _desc(target), ddof, _stream_handle(stream)))
+    if out is not None and target is not out:
+        _copy_into(out, target, stream)
+        return out
+    return target
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
+    """Sum over `axis` (None: all; int or tuple); int arrays accumulate in int64/uint64, as NumPy."""
+    return _reduce("sum", a, axis, dtype, out, keepdims, stream=stream)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
+    return _reduce("prod", a, axis, dtype, out, keepdims, stream=stream)
+
+
+def min(a, axis=None, out=None, keepdims=False, *, stream=None):
+    """The smallest element (NaN if any is NaN); empty raises ValueError."""
+    return _reduce("min", a, axis, None, out, keepdims, stream=stream)
+
+
+def max(a, axis=None, out=None, keepdims=False, *, stream=None):
+    return _reduce("max", a, axis, None, out, keepdims, stream=stream)
+
+
+amin, amax = min, max
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False, stream=None):
+    """Index of the smallest element (the first one; the first NaN if any); axis None: into the flattened array."""
+    return _reduce("argmin", a, axis, None, out, keepdims, stream=stream)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False, stream=None):
+    return _reduce("argmax", a, axis, None, out, keepdims, stream=stream)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, stream=None):
+    return _reduce("any", a, axis, None, out, keepdims, stream=stream)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, stream=None):
+    return _reduce("all", a, axis, None, out, keepdims, stream=stream)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
+    """Mean (integers in float64, as NumPy; an empty mean is NaN)."""
+    return _reduce("mean", a, axis, dtype, out, keepdims, stream=stream)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
+    return _reduce("var", a, axis, dtype, out, keepdims, ddof, stream=stream)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
+    return _reduce("std", a, axis, dtype, out, keepdims, ddof, stream=stream)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False, stream=None):
+    a = _array_arg("count_nonzero", a)
+    return sum(not_equal(a, 0, stream=stream), axis=axis, keepdims=keepdims, stream=stream)  # noqa: F821
+
+
+# ---------------------------------------------------------------- scans
+
+def _scan(name, op, a, axis, dtype, out, stream):
+    a = _array_arg(name, a)
+    if dtype is not None and _dtype(dtype) != a.dtype:
+        a = a.astype(dtype, stream=stream)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    else:
+        axis = _layout.normalize_axis(axis, builtins.max(a.ndim, 1))
+        if a.ndim == 0:
+            a = a.reshape(1)
+    result_dtype = _dtypes.sum_accumulator_type(a.dtype)
+    if out is not None:
+        if not isinstance(out, ndarray) or out.shape != a.shape:
+            raise ValueError(f"{name}: out must be a hipkit.ndarray of shape {a.shape}")
+        _check_device(name, a, out)
+    else:
+        _check_device(name, a)
+    target = out if out is not None and out.dtype == result_dtype and (
+        not _overlaps(out, a) or _same_view(out, a)) else ndarray._empty(a.shape, result_dtype)
+    check(lib.hk_scan(op, _desc(a), axis, _desc(target), _stream_handle(stream)))
+    if out is not None and target is not out:
+        _copy_into(out, target, stream)
+        return out
+    return target
+
+
+def cumsum(a, axis=None, dtype=None, out=None, *, stream=None):
+    """Inclusive running sum along `axis` (None: over the flattened array)."""
+    return _scan("cumsum", lib.HK_SCAN_CUMSUM, a, axis, dtype, out, stream)
+
+
+def cumprod(a, axis=None, dtype=None, out=None, *, stream=None):
+    return _scan("cumprod", lib.HK_SCAN_CUMPROD, a, axis, dtype, out, stream)
+
+
+# ---------------------------------------------------------------- sorting
+
+def _sort_into(a, axis, keys, indices, stream):
+    if a.ndim == 0:
+        raise AxisError(axis, 0) if axis is not None else AssertionError
+    axis = _layout.normalize_axis(axis, a.ndim)
+    last = a.ndim - 1
+    _check_device("sort", a, *[x for x in (keys, indices) if x is not None])
+    check(lib.hk_sort(_desc(a.swapaxes(axis, last)),
+                      _desc(keys.swapaxes(axis, last)) if keys is not None else _NULL,
+                      _desc(indices.swapaxes(axis, last)) if indices is not None else _NULL,
+                      _stream_handle(stream)))
+
+
+def sort(a, axis=-1, *, stream=None):
+    """A sorted copy (stable; NaN last); axis None sorts the flattened array."""
+    a = _array_arg("sort", a)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    out = ndarray._empty(a.shape, a.dtype)
+    _sort_into(a, axis, out, None, stream)
+    return out
+
+
+def argsort(a, axis=-1, *, stream=None):
+    """The int64 indices that sort `a` along `axis` (stable; NaN last)."""
+    a = _array_arg("argsort", a)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    out = ndarray._empty(a.shape, _INT64)
+    _sort_into(a, axis, None, out, stream)
+    return out
+
+
+# ---------------------------------------------------------------- matrix products
+
+def _matmul_compute_dtype(dtype):
+    return _FLOAT32 if dtype in (_FLOAT16, _FLOAT32) else _FLOAT64
+
+
+_ENGINES = {"auto": lib.HK_MATMUL_AUTO, "own": lib.HK_MATMUL_OWN, "vendor": lib.HK_MATMUL_VENDOR}
+
+
+def matmul(x1, x2, /, out=None, *, engine="auto", stream=None):
+    """NumPy's matmul (the @ operator): batched over leading dimensions with
+    broadcasting. float32 and float64 on the GPU (float32 in full float32
+    precision, no TF32); float16 computes in float32; integer and bool
+    inputs compute in float64 and are converted back (exact while every sum
+    stays below 2**53). engine: "auto" (the vendor BLAS when present), "own"
+    (hipkit's kernel) or "vendor"."""
+    for i, x in enumerate((x1, x2)):
+        if not isinstance(x, ndarray) or x.ndim == 0:
+            if isinstance(x, ndarray) or type(x) in (bool, int, float) or isinstance(x, np.generic):
+                raise ValueError(f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc "
+                                 f"core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
+            _operand("matmul", x)
+    if engine not in _ENGINES:
+        raise ValueError(f"matmul: engine must be one of {sorted(_ENGINES)}, got {engine!r}")
+    result_dtype = _dtypes.result_type(x1, x2)
+    compute = _matmul_compute_dtype(result_dtype)
+    a = x1 if x1.ndim > 1 else x1.reshape(1, x1.shape[0])
+    b = x2 if x2.ndim > 1 else x2.reshape(x2.shape[0], 1)
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+                         f"signature (n?,k),(k,m?)->(n?,m?) (size {x2.shape[0 if x2.ndim == 1 else -2]} is "
+                         f"different from {x1.shape[-1]})")
+    batch = _layout.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    full = batch + (a.shape[-2], b.shape[-1])
+    shape = batch + ((a.shape[-2],) if x1.ndim > 1 else ()) + ((b.shape[-1],) if x2.ndim > 1 else ())
+    if out is not None and (not isinstance(out, ndarray) or out.shape != shape):
+        raise ValueError(f"matmul: out must be a hipkit.ndarray of shape {shape}")
+    _check_device("matmul", a, b, *([out] if out is not None else []))
+    a = a if a.dtype == compute else a.astype(compute, stream=stream)
+    b = b if b.dtype == compute else b.astype(compute, stream=stream)
+    direct = out is not None and out.dtype == compute and not _overlaps(out, a) and not _overlaps(out, b)
+    target = out.reshape(full) if direct and out._contiguous else ndarray._empty(full, compute)
+    check(lib.hk_matmul(_desc(a), _desc(b), _desc(target), _ENGINES[engine], _stream_handle(stream)))
+    result = target.reshape(shape)
+    if out is not None:
+        if result._data != out._data:
+            _copy_into(out, result, stream)
+        return out
+    return result if result.dtype == result_dtype else result.astype(result_dtype, stream=stream)
+
+
+def dot(a, b, out=None, *, stream=None):
+    """NumPy's dot for scalars, vectors and matrices (ndim <= 2)."""
+    if not isinstance(a, ndarray) or not isinstance(b, ndarray) or a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b, out=out, stream=stream)  # noqa: F821
+    if a.ndim > 2 or b.ndim > 2:
+        raise NotImplementedError("hipkit.dot takes arrays of up to 2 dimensions; use hipkit.matmul for "
+                                  "stacks of matrices (its broadcasting differs from NumPy's dot)")
+    return matmul(a, b, out=out, stream=stream)
+
+
+def vdot(a, b, *, stream=None):
+    a, b = _array_arg("vdot", a), _array_arg("vdot", b)
+    if a.size != b.size:
+        raise ValueError("cannot reshape arrays of different sizes in vdot")
+    return dot(a.ravel(), b.ravel(), stream=stream)
+
+
+def inner(a, b, *, stream=None):
+    if isinstance(a, ndarray) and isinstance(b, ndarray) and a.ndim == 1 and b.ndim == 1:
+        return dot(a, b, stream=stream)
+    raise NotImplementedError("hipkit.inner takes two 1-d arrays")
+
+
+# ---------------------------------------------------------------- take and indexing
+
+_TAKE_MODES = {"raise": lib.HK_TAKE_RAISE, "wrap": lib.HK_TAKE_WRAP, "clip": lib.HK_TAKE_CLIP}
+
+
+def _indices(name, indices):
+    if isinstance(indices, ndarray):
+        if indices.dtype.kind not in "iu":
+            raise IndexError(f"{name}: arrays used as indices must be of integer (or boolean) type")
+        return indices if indices.dtype == _INT64 else indices.astype(_INT64)
+    host = np.asarray(indices)
+    if host.dtype.kind not in "iu" and host.size:
+        raise IndexError(f"{name}: arrays used as indices must be of integer (or boolean) type")
+    return asarray(host.astype(np.int64))
+
+
+def take(a, indices, axis=None, out=None, mode="raise", *, stream=None):
+    """numpy.take: elements of `a` at `indices` along `axis` (None: the
+    flattened array). mode 'raise' (the default) waits for the GPU to learn
+    whether an index was out of range (IndexError); 'wrap' and 'clip' do not."""
+    a = _array_arg("take", a)
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    idx = _indices("take", indices)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    axis = _layout.normalize_axis(axis, builtins.max(a.ndim, 1)) if a.ndim else _layout.normalize_axis(axis, 1)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    shape = a.shape[:axis] + idx.shape + a.shape[axis + 1:]
+    _layout._check_ndim(len(shape))
+    if out is not None and (not isinstance(out, ndarray) or out.shape != shape or out.dtype != a.dtype):
+        raise ValueError(f"take: out must be a hipkit.ndarray of shape {shape} and dtype {a.dtype}")
+    _check_device("take", a, idx, *([out] if out is not None else []))
+    target = out if out is not None and not _overlaps(out, a) and not _overlaps(out, idx) else \
+        ndarray._empty(shape, a.dtype)
+    try:
+        check(lib.hk_take(_desc(a), _desc(idx), axis, _desc(target), _TAKE_MODES[mode], _stream_handle(stream)))
+    except InvalidArgumentError as error:
+        if "out of" in str(error) or "bounds" in str(error):
+            raise IndexError(str(error)) from None
+        raise
+    if out is not None and target is not out:
+        _copy_into(out, target, stream)
+        return out
+    return target
+
+
+def nonzero(a):
+    """The indices of the non-zero elements, one int64 array per dimension.
+    Waits for the GPU: the result's size depends on the data."""
+    a = _array_arg("nonzero", a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
+                         "instead.")
+    flags = a if a.dtype == _BOOL else not_equal(a, 0)  # noqa: F821
+    return tuple(asarray(ix.astype(np.int64)) for ix in np.nonzero(flags.get()))
+
+
+def flatnonzero(a):
+    return nonzero(_array_arg("flatnonzero", a).ravel())[0]
+
+
+def _split_key(key):
+    """(basic part with the advanced index replaced by ':', axis of the advanced index, the index) for a key
+    with exactly one advanced (array or list) index; None otherwise."""
+    items = key if isinstance(key, tuple) else (key,)
+    advanced = [i for i, item in enumerate(items) if isinstance(item, (ndarray, np.ndarray, list))
+                or type(item) is bool or isinstance(item, np.bool_)]
+    if len(advanced) != 1:
+        return None
+    pos = advanced[0]
+    if builtins.any(item is Ellipsis or item is None for item in items[:pos]):
+        return None
+    basic = items[:pos] + (slice(None),) + items[pos + 1:]
+    return basic, pos, items[pos]
+
+
+def _advanced_get(x, key):
+    """x[key] for one integer or boolean array index (the rest basic): a gather (take)."""
+    if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and key.shape == x.shape \
+            and x.ndim != 1:
+        return take(x.ravel(), flatnonzero(key))
+    split = _split_key(key)
+    if split is None:
+        raise NotImplementedError("hipkit indexing takes at most one integer or boolean array index (combined "
+                                  "with slices and integers after it); index step by step instead")
+    basic, axis, index = split
+    view = x[basic]
+    if isinstance(index, (ndarray, np.ndarray)) and np.dtype(index.dtype) == _BOOL or \
+            isinstance(index, list) and index and builtins.all(type(i) is bool for i in index):
+        mask = index if isinstance(index, ndarray) else asarray(np.asarray(index, dtype=bool))
+        if mask.ndim != 1 or mask.shape[0] != view.shape[axis]:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; size of axis is "
+                             f"{view.shape[axis]} but size of corresponding boolean axis is {mask.shape[-1]}")
+        index = flatnonzero(mask)
+    # Integers before the advanced index removed axes: count them.
+    items = basic if isinstance(basic, tuple) else (basic,)
+    removed = builtins.sum(1 for item in items[:axis] if not isinstance(item, slice))
+    return take(view, index, axis=axis - removed)
+
+
+def _advanced_set(x, key, value):
+    """x[mask] = value for a boolean mask of x's shape (a where); other advanced assignments are not supported."""
+    if isinstance(key, ndarray) and key.dtype == _BOOL and key.shape == x.shape:
+        if isinstance(value, ndarray) and value.size != 1:
+            raise NotImplementedError("x[mask] = array is not supported yet (only a scalar or a size-1 array); "
+                                      "use hipkit.where(mask, values_of_x_shape, x, out=x)")
+        where(key, value if not isinstance(value, ndarray) else value.reshape(()), x, out=x)
+        return
+    raise NotImplementedError("assignment through integer-array indices (a scatter) is not supported yet; "
+                              "boolean masks of the array's shape are (x[mask] = value)")
+
+
+def axpy(a, x, y, *, stream=None):
+    """y = a*x + y, in place on y (same shape and dtype, float32/float64/int32/int64,
+    contiguous); returns y."""
+    for v in (x, y):
+        if not isinstance(v, ndarray):
+            _operand("axpy", v)
+            raise TypeError("axpy: x and y must be hipkit arrays")
+    if x.shape != y.shape or x.dtype != y.dtype:
+        raise ValueError(f"axpy: x and y must have one shape and dtype, got {x.shape} {x.dtype} and "
+                         f"{y.shape} {y.dtype}")
+    if not (x._contiguous and y._contiguous):
+        raise ValueError("axpy: x and y must be contiguous (use y += a * x for views)")
+    _check_device("axpy", x, y)
+    check(lib.hk_axpy(y._hk_dtype, y.size, _host_scalar(a, y._hk_dtype), x._data, y._data,
+                      _stream_handle(stream)))
+    return y
