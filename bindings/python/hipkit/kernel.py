@@ -924,16 +924,27 @@ class _Template:
 
 
 
+def _contiguous_inputs(template, args):
+    """The generated kernels index arrays as C-contiguous: strided views are
+    gathered into contiguous copies first (outputs are refused by _check_out)."""
+    for a in args:
+        if a.__class__ is ndarray and not a._contiguous:
+            return tuple(a.copy() if a.__class__ is ndarray and not a._contiguous and not p.raw else a
+                         for a, p in zip(args, template.in_params))
+    return args
+
+
 def _split_call(template, args, out):
     n_in, n_out = len(template.in_params), len(template.out_params)
     if len(args) == n_in + n_out and n_out:
         if out is not None:
             raise TypeError(f"{template.name}: the outputs are given twice (positionally and as out=)")
-        return args[:n_in], list(args[n_in:])
+        return _contiguous_inputs(template, args[:n_in]), list(args[n_in:])
     if len(args) != n_in:
         raise TypeError(f"{template.name} takes {n_in} input{'s' * (n_in != 1)}"
                         f"{f' (and optionally {n_out} output' + 's' * (n_out != 1) + ')' if n_out else ''}"
                         f" but {len(args)} argument{'s' * (len(args) != 1)} were given")
+    args = _contiguous_inputs(template, args)
     if out is None:
         return args, [None] * n_out
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -943,8 +954,11 @@ def _split_call(template, args, out):
 
 
 def _check_out(template, param, out, shape):
-    if out.__class__ is ndarray and out._hk_dtype == param.hk_dtype and out.shape == shape:
+    if out.__class__ is ndarray and out._hk_dtype == param.hk_dtype and out.shape == shape and out._contiguous:
         return
+    if isinstance(out, ndarray) and not out._contiguous:
+        raise ValueError(f"{template.name}: output {param.name} must be C-contiguous (a strided view cannot be "
+                         f"written by a generated kernel); pass a fresh array and copy it into the view")
     if not isinstance(out, ndarray):
         raise TypeError(f"{template.name}: output {param.name} must be a hipkit.ndarray, got {type(out).__name__}")
     if out.dtype != param.dtype or out.shape != tuple(shape):
