@@ -16,6 +16,8 @@
 #define NOT_HANDLED (-1)
 
 static PyObject *address_name; /* "_hk_address", interned */
+static PyObject *ndarray_type; /* hipkit.ndarray, given by configure() */
+static PyObject *n_dtype, *n_shape, *n_contiguous, *n_size, *n_nbytes, *n_device; /* interned attribute names */
 static PyObject *stream_name;  /* "_hk_stream", interned: a hipkit.Stream's handle as an int */
 
 static int dimension(PyObject *value, hk_dim3 *out)
@@ -233,6 +235,126 @@ static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     return PyLong_FromLong(status);
 }
 
+/* One operand of binary(): an exact hipkit.ndarray, C-contiguous, on the
+ * current device. 0 when it is not (the caller's Python path decides). */
+typedef struct operand {
+    long dtype;
+    PyObject *shape; /* borrowed from the object, valid while it lives */
+    unsigned long long address, nbytes;
+} operand;
+
+static long long_attribute(PyObject *object, PyObject *name, int *ok)
+{
+    PyObject *value = PyObject_GetAttr(object, name);
+    long result = 0;
+    if (!value || !PyLong_CheckExact(value)) {
+        *ok = 0;
+    } else {
+        result = PyLong_AsLong(value);
+        if (result == -1 && PyErr_Occurred())
+            *ok = 0;
+    }
+    Py_XDECREF(value);
+    return result;
+}
+
+static int get_operand(PyObject *x, int device, operand *out)
+{
+    if (!ndarray_type || Py_TYPE(x) != (PyTypeObject *)ndarray_type)
+        return 0;
+    int ok = 1;
+    PyObject *contiguous = PyObject_GetAttr(x, n_contiguous);
+    if (!contiguous)
+        return 0;
+    int is_contiguous = contiguous == Py_True;
+    Py_DECREF(contiguous);
+    if (!is_contiguous)
+        return 0;
+    out->dtype = long_attribute(x, n_dtype, &ok);
+    long on = long_attribute(x, n_device, &ok);
+    if (!ok || on != device)
+        return 0;
+    PyObject *shape = PyObject_GetAttr(x, n_shape);
+    if (!shape)
+        return 0;
+    out->shape = shape;
+    Py_DECREF(shape); /* the array keeps it */
+    PyObject *nbytes = PyObject_GetAttr(x, n_nbytes);
+    PyObject *address = nbytes ? PyObject_GetAttr(x, address_name) : NULL;
+    if (!nbytes || !address || !PyLong_CheckExact(nbytes) || !PyLong_CheckExact(address))
+        ok = 0;
+    else {
+        out->nbytes = PyLong_AsUnsignedLongLong(nbytes);
+        out->address = PyLong_AsUnsignedLongLong(address);
+    }
+    Py_XDECREF(nbytes);
+    Py_XDECREF(address);
+    return ok && !PyErr_Occurred();
+}
+
+static int overlaps_partly(const operand *x, const operand *y)
+{
+    if (x->address == y->address || !x->nbytes || !y->nbytes)
+        return 0;
+    return x->address < y->address + y->nbytes && y->address < x->address + x->nbytes;
+}
+
+/* binary(op, dtype_mask, a, b, out, stream) -> hk_status, or -1 when not a
+ * case handled here: hk_binary on three C-contiguous hipkit arrays of one
+ * shape and one dtype (bit dtype of dtype_mask set), on the current device,
+ * out either identical to an input or apart from both. */
+static PyObject *binary(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)self;
+    if (argc != 6 || !PyLong_CheckExact(argv[0]) || !PyLong_CheckExact(argv[1]))
+        return PyLong_FromLong(NOT_HANDLED);
+    int device = 0;
+    if (hk_device_get(&device) != HK_SUCCESS)
+        return PyLong_FromLong(NOT_HANDLED);
+    operand a, b, out;
+    if (!get_operand(argv[2], device, &a) || !get_operand(argv[3], device, &b) ||
+        !get_operand(argv[4], device, &out)) {
+        PyErr_Clear();
+        return PyLong_FromLong(NOT_HANDLED);
+    }
+    long op = PyLong_AsLong(argv[0]), mask = PyLong_AsLong(argv[1]);
+    if (a.dtype != b.dtype || a.dtype != out.dtype || a.dtype < 0 || a.dtype > 30 || !(mask >> a.dtype & 1) ||
+        overlaps_partly(&a, &out) || overlaps_partly(&b, &out)) {
+        PyErr_Clear();
+        return PyLong_FromLong(NOT_HANDLED);
+    }
+    if (a.shape != b.shape || a.shape != out.shape) {
+        int same = PyObject_RichCompareBool(a.shape, b.shape, Py_EQ) == 1 &&
+                   PyObject_RichCompareBool(a.shape, out.shape, Py_EQ) == 1;
+        if (!same) {
+            PyErr_Clear();
+            return PyLong_FromLong(NOT_HANDLED);
+        }
+    }
+    int stream_ok = 0;
+    void *stream = stream_handle(argv[5], &stream_ok);
+    size_t n = a.nbytes / (a.dtype == HK_FLOAT64 || a.dtype == HK_INT64 ? 8 : 4);
+    if (!stream_ok || PyErr_Occurred()) {
+        PyErr_Clear();
+        return PyLong_FromLong(NOT_HANDLED);
+    }
+    hk_status status = hk_binary((hk_binary_op)op, (hk_dtype)a.dtype, n, (const void *)(uintptr_t)a.address,
+                                 (const void *)(uintptr_t)b.address, (void *)(uintptr_t)out.address, (hk_stream)stream);
+    return PyLong_FromLong(status);
+}
+
+/* configure(ndarray): the array class binary() accepts. */
+static PyObject *configure(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)self;
+    if (argc != 1 || !PyType_Check(argv[0])) {
+        PyErr_SetString(PyExc_TypeError, "configure(ndarray_class)");
+        return NULL;
+    }
+    Py_XSETREF(ndarray_type, Py_NewRef(argv[0]));
+    Py_RETURN_NONE;
+}
+
 /* pack(types, args) -> bytes or None: the buffer launch() would pass (tests). */
 static PyObject *pack_only(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
 {
@@ -250,6 +372,8 @@ static PyObject *pack_only(PyObject *self, PyObject *const *argv, Py_ssize_t arg
 static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Packed kernel launch (see _launch.c)."},
     {"pack", (PyCFunction)(void (*)(void))pack_only, METH_FASTCALL, "The packed arguments (for tests)."},
+    {"binary", (PyCFunction)(void (*)(void))binary, METH_FASTCALL, "hk_binary on hipkit arrays (see _launch.c)."},
+    {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL, "Set the hipkit.ndarray class."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -259,7 +383,13 @@ PyMODINIT_FUNC PyInit__launch(void)
 {
     address_name = PyUnicode_InternFromString("_hk_address");
     stream_name = PyUnicode_InternFromString("_hk_stream");
-    if (!address_name || !stream_name)
+    n_dtype = PyUnicode_InternFromString("_hk_dtype");
+    n_shape = PyUnicode_InternFromString("shape");
+    n_contiguous = PyUnicode_InternFromString("_contiguous");
+    n_size = PyUnicode_InternFromString("size");
+    n_nbytes = PyUnicode_InternFromString("nbytes");
+    n_device = PyUnicode_InternFromString("device");
+    if (!address_name || !stream_name || !n_dtype || !n_shape || !n_contiguous || !n_size || !n_nbytes || !n_device)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -421,31 +421,8 @@ class ndarray:
         from . import ops
         ops._sort_into(self, axis, self, None, stream)
 
-    def _operator(name, reflected=False, inplace=False):
-        def method(self, other):
-            from . import ops
-            if not ops._operand_ok(other):
-                return NotImplemented
-            fn = getattr(ops, name)
-            if inplace:
-                return fn(self, other, out=self)
-            return fn(other, self) if reflected else fn(self, other)
-        method.__name__ = name
-        return method
-
-    for _dunder, _fn in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
-                         ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
-                         ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
-                         ("xor", "bitwise_xor"), ("lshift", None), ("rshift", None)):
-        if _fn is None:
-            continue
-        locals()[f"__{_dunder}__"] = _operator(_fn)
-        locals()[f"__r{_dunder}__"] = _operator(_fn, reflected=True)
-        locals()[f"__i{_dunder}__"] = _operator(_fn, inplace=True)
-    for _dunder, _fn in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
-                         ("gt", "greater"), ("ge", "greater_equal")):
-        locals()[f"__{_dunder}__"] = _operator(_fn)
-    del _dunder, _fn
+    # The arithmetic and comparison operators (__add__, __eq__, ...) are
+    # installed by hipkit.ops, which implements them.
 
     def __neg__(self):
         from . import ops
@@ -463,7 +440,7 @@ class ndarray:
         from . import ops
         return ops.invert(self)
 
-    del _method, _operator
+    del _method
 
 
 # ---------------------------------------------------------------- the C descriptor

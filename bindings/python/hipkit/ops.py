@@ -134,8 +134,8 @@ def _loop_dtypes(name, kind, operands):
         if t == _BOOL:
             raise TypeError(f"numpy boolean {name}, the `-` operator, is not supported, use the bitwise_xor, "
                             f"the `^` operator, or the logical_xor function instead." if name == "subtract" else
-                            f"The numpy boolean negative, the `-` operator, is not supported, use the `~` "
-                            f"operator or the logical_not function instead.")
+                            "The numpy boolean negative, the `-` operator, is not supported, use the `~` "
+                            "operator or the logical_not function instead.")
         return t, t
     if kind == "int8bool":
         t = _INT8 if t == _BOOL else t
@@ -170,7 +170,7 @@ def _same_view(a, b):
 
 
 # hk_binary (pointer arguments, four dtypes) is the cheapest call for the
-# commonest case: same dtype, same shape, contiguous.
+# commonest case: same dtype, same shape, contiguous (see _make_ufunc).
 _FAST_BINARY = {
     "add": (lib.HK_ADD, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
     "subtract": (lib.HK_SUBTRACT, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
@@ -182,23 +182,6 @@ _FAST_BINARY = {
 
 def _ufunc(name, *args, out=None, stream=None):
     op, kind = _UFUNCS[name]
-    fast = _FAST_BINARY.get(name)
-    if fast is not None:
-        a, b = args
-        if (a.__class__ is ndarray and b.__class__ is ndarray and a._hk_dtype == b._hk_dtype
-                and a._hk_dtype in fast[1] and a.shape == b.shape and a._contiguous and b._contiguous):
-            if out is None:
-                out = ndarray._empty(a.shape, a.dtype)
-                _check_device(name, a, b)
-            elif not (out.__class__ is ndarray and out._hk_dtype == a._hk_dtype and out.shape == a.shape
-                      and out._contiguous and (out._data == a._data or out._data == b._data or (
-                          _owner(out) is not _owner(a) and _owner(out) is not _owner(b)))):
-                return _ufunc_general(name, op, kind, args, out, stream)
-            else:
-                _check_device(name, a, b, out)
-            check(lib.hk_binary(fast[0], a._hk_dtype, a.size, a._data, b._data, out._data,
-                                _stream_handle(stream)))
-            return out
     return _ufunc_general(name, op, kind, args, out, stream)
 
 
@@ -257,13 +240,46 @@ def _ufunc_general(name, op, kind, args, out, stream):
     return target
 
 
+try:  # the native fast path for same-shape, same-dtype contiguous operands (bindings/python/_launch.c)
+    from . import _launch as _native
+    _native.configure(ndarray)
+    _native_binary = _native.binary
+except ImportError:  # pragma: no cover - a build without the extension
+    _native_binary = None
+
+_DTYPE_MASK = {name: builtins.sum(1 << code for code in codes) for name, (_, codes) in _FAST_BINARY.items()}
+
+
 def _make_ufunc(name, arity, doc):
     if arity == 1:
         def ufunc(x, /, out=None, *, stream=None):
-            return _ufunc(name, x, out=out, stream=stream)
+            return _ufunc_general(name, op, kind, (x,), out, stream)
+        op, kind = _UFUNCS[name]
+    elif arity == 2 and name in _FAST_BINARY and _native_binary is not None:
+        code, mask = _FAST_BINARY[name][0], _DTYPE_MASK[name]
+        op, kind = _UFUNCS[name]
+
+        def ufunc(x1, x2, /, out=None, *, stream=None):
+            if out is None:
+                if x1.__class__ is ndarray and x2.__class__ is ndarray and x1._hk_dtype == x2._hk_dtype \
+                        and x1.shape == x2.shape:
+                    result = ndarray._empty(x1.shape, x1.dtype)
+                    status = _native_binary(code, mask, x1, x2, result, stream)
+                    if status == 0:
+                        return result
+                    if status > 0:
+                        check(status)
+            else:
+                status = _native_binary(code, mask, x1, x2, out, stream)
+                if status == 0:
+                    return out
+                if status > 0:
+                    check(status)
+            return _ufunc_general(name, op, kind, (x1, x2), out, stream)
     elif arity == 2:
         def ufunc(x1, x2, /, out=None, *, stream=None):
-            return _ufunc(name, x1, x2, out=out, stream=stream)
+            return _ufunc_general(name, op, kind, (x1, x2), out, stream)
+        op, kind = _UFUNCS[name]
     else:
         raise AssertionError(arity)
     ufunc.__name__ = ufunc.__qualname__ = name
@@ -756,3 +772,46 @@ def axpy(a, x, y, *, stream=None):
     check(lib.hk_axpy(y._hk_dtype, y.size, _host_scalar(a, y._hk_dtype), x._data, y._data,
                       _stream_handle(stream)))
     return y
+
+
+# ---------------------------------------------------------------- operators on ndarray
+
+def _install_operators():
+    """ndarray's arithmetic and comparison operators, bound straight to the
+    functions above (no per-call lookups); other operand types give
+    NotImplemented, so Python tries the other side, then raises TypeError."""
+    scalar_types = (bool, int, float)
+
+    def make(fn, reflected=False, inplace=False):
+        if inplace:
+            def method(self, other):
+                if other.__class__ is ndarray or type(other) in scalar_types or _operand_ok(other):
+                    return fn(self, other, out=self)
+                return NotImplemented
+        elif reflected:
+            def method(self, other):
+                if type(other) in scalar_types or _operand_ok(other):
+                    return fn(other, self)
+                return NotImplemented
+        else:
+            def method(self, other):
+                if other.__class__ is ndarray or type(other) in scalar_types or _operand_ok(other):
+                    return fn(self, other)
+                return NotImplemented
+        return method
+
+    g = globals()
+    for dunder, name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+                         ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
+                         ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
+                         ("xor", "bitwise_xor")):
+        fn = g[name]
+        setattr(ndarray, f"__{dunder}__", make(fn))
+        setattr(ndarray, f"__r{dunder}__", make(fn, reflected=True))
+        setattr(ndarray, f"__i{dunder}__", make(fn, inplace=True))
+    for dunder, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+                         ("gt", "greater"), ("ge", "greater_equal")):
+        setattr(ndarray, f"__{dunder}__", make(g[name]))
+
+
+_install_operators()
