@@ -53,6 +53,7 @@ def _shape(shape):
 
 
 _several_gpus = None
+_STRIDES = {}  # shape -> C-contiguous strides in elements (new arrays are made on every op's path)
 
 
 def _current_device():
@@ -113,7 +114,12 @@ class ndarray:
             raise ValueError(f"array is too big: {shape} of {dtype} is {size * dtype.itemsize} bytes")
         self.shape, self.dtype, self.size, self.nbytes = shape, dtype, size, size * dtype.itemsize
         self._hk_dtype = _HK_DTYPE[dtype]
-        self._el_strides = _layout.contiguous_strides(shape)
+        strides = _STRIDES.get(shape)
+        if strides is None:
+            if len(_STRIDES) > 4096:
+                _STRIDES.clear()
+            strides = _STRIDES[shape] = _layout.contiguous_strides(shape)
+        self._el_strides = strides
         self._contiguous = True
         self._offset = 0
         self.device = _current_device()
