@@ -9,6 +9,7 @@
 #include "internal.h"
 
 struct hkk_layout; /* hip_kernels/kernels.h */
+struct hkk_ew_call; /* hip_kernels/kernels_elementwise.h */
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
@@ -41,6 +42,9 @@ typedef struct hk__backend {
     /* dst = convert(src) over a coalesced layout (struct hkk_layout of hip_kernels/kernels.h) */
     hk_status (*copy_array)(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
                             void *dst, size_t n, const struct hkk_layout *layout);
+    /* elementwise (issue 3): one validated, coalesced hk_elementwise call
+     * (struct hkk_ew_call of hip_kernels/kernels_elementwise.h) */
+    hk_status (*elementwise)(const char *fn, void *stream, const struct hkk_ew_call *call);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

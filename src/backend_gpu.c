@@ -1,6 +1,7 @@
 /* backend_gpu.c: the GPU device kind: vendor memory, copies, stream ordering
  * and the built-in kernels of hip_kernels/, each call's status checked. */
 #include "../hip_kernels/kernels.h"
+#include "../hip_kernels/kernels_elementwise.h"
 #include "backend.h"
 #include "gpu/gpu.h"
 
@@ -162,9 +163,18 @@ static hk_status copy_array(const char *fn, void *stream, hk_dtype src_dtype, hk
     return launched(fn, hkk_copy_array(&l, src_dtype, dst_dtype, src, dst, n, layout), "launching the copy kernel");
 }
 
+/* elementwise (issue 3) */
+static hk_status elementwise(const char *fn, void *stream, const hkk_ew_call *call)
+{
+    hkk_launch l = launch_for(stream);
+    return launched(fn, hkk_elementwise(&l, call), "launching the elementwise kernel");
+}
+
 static const hk__backend gpu_backend = {
     device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order,   copy,
     set,          fill,           iota,       axpy,         binary,      sum,         random_numbers, copy_array,
+    /* elementwise (issue 3) */
+    elementwise,
 };
 
 const hk__backend *hk__backend_current(void)

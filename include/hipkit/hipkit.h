@@ -301,6 +301,93 @@ typedef struct hk_array {
  * through a temporary. */
 HK_API hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stream);
 
+/* ---- elementwise (issue 3) */
+
+/* NumPy's elementwise functions (ufuncs) over N-d strided views. */
+typedef enum hk_op {
+    /* binary: out = f(in[0], in[1]) */
+    HK_OP_ADD = 0,
+    HK_OP_SUBTRACT,
+    HK_OP_MULTIPLY,
+    HK_OP_DIVIDE,
+    HK_OP_FLOOR_DIVIDE,
+    HK_OP_REMAINDER,
+    HK_OP_POWER,
+    HK_OP_MINIMUM,
+    HK_OP_MAXIMUM,
+    HK_OP_EQUAL,
+    HK_OP_NOT_EQUAL,
+    HK_OP_LESS,
+    HK_OP_LESS_EQUAL,
+    HK_OP_GREATER,
+    HK_OP_GREATER_EQUAL,
+    HK_OP_LOGICAL_AND,
+    HK_OP_LOGICAL_OR,
+    HK_OP_LOGICAL_XOR,
+    HK_OP_BITWISE_AND,
+    HK_OP_BITWISE_OR,
+    HK_OP_BITWISE_XOR,
+    /* unary: out = f(in[0]) */
+    HK_OP_NEGATIVE,
+    HK_OP_ABSOLUTE,
+    HK_OP_LOGICAL_NOT,
+    HK_OP_BITWISE_INVERT,
+    HK_OP_EXP,
+    HK_OP_LOG,
+    HK_OP_LOG2,
+    HK_OP_LOG1P,
+    HK_OP_EXPM1,
+    HK_OP_SQRT,
+    HK_OP_SIN,
+    HK_OP_COS,
+    HK_OP_TAN,
+    HK_OP_TANH,
+    HK_OP_ERF,
+    HK_OP_FLOOR,
+    HK_OP_CEIL,
+    HK_OP_RINT,
+    HK_OP_ISNAN,
+    HK_OP_ISINF,
+    HK_OP_ISFINITE,
+    /* ternary */
+    HK_OP_WHERE, /* out = in[0] ? in[1] : in[2]; in[0] is bool */
+    HK_OP_CLIP,  /* out = minimum(maximum(in[0], in[1]), in[2]) (NumPy's clip, NaN propagates) */
+    HK_OP_COUNT
+} hk_op;
+
+/* NumPy's name of the op: "add", "floor_divide", "bitwise_invert", "where", ...; "invalid" out of range.
+ * Never NULL. */
+HK_API const char *hk_op_name(hk_op op);
+/* Number of inputs: 1, 2 or 3; HK_ERROR_INVALID_ARGUMENT for values out of range. */
+HK_API hk_status hk_op_arity(hk_op op, int *inputs);
+
+/* An operand whose ndim is HK_HOST_SCALAR is one value of its dtype in HOST memory at data, broadcast
+ * everywhere and read during the call (the pointer need not outlive it). */
+#define HK_HOST_SCALAR (-1)
+
+/* out = op(inputs...) elementwise, NumPy semantics. Every input broadcasts to out's shape (NumPy's rules;
+ * the caller computes the result shape). Dtypes: let T be in[1]'s dtype for WHERE, in[0]'s otherwise;
+ * every input has dtype T (WHERE: in[0] bool), out has T, except comparisons, LOGICAL_*, ISNAN, ISINF,
+ * ISFINITE: out bool. Type promotion between different dtypes is the caller's (cast with hk_copy_array).
+ * T per op:   ADD MULTIPLY MINIMUM MAXIMUM CLIP WHERE, comparisons, LOGICAL_*, ABSOLUTE, ISNAN ISINF
+ *             ISFINITE, FLOOR CEIL RINT (integers: identity): all ten (bool ADD = or, MULTIPLY = and);
+ *             SUBTRACT NEGATIVE FLOOR_DIVIDE REMAINDER POWER: not bool;  DIVIDE and EXP..ERF: floats;
+ *             BITWISE_* (and BITWISE_INVERT): bool and integers (bool: logical and, or, xor, not).
+ *             Other combinations: HK_ERROR_NOT_SUPPORTED naming the op and the dtype.
+ * Integers wrap on overflow (ABSOLUTE and NEGATIVE of the minimum give the minimum); integer x // 0 and
+ * x % 0 give 0; MIN // -1 wraps; REMAINDER has the sign of the divisor (floats too: NumPy's fmod-based
+ * divmod, e.g. -5.0 % inf == inf, -5.0 // inf == -1.0, x // 0.0 == x / 0.0); integer POWER with a
+ * negative exponent gives 0 except for bases 1 and -1 (NumPy raises). MINIMUM/MAXIMUM/CLIP propagate NaN.
+ * RINT: round half to even. Comparisons with NaN are false (NOT_EQUAL: true); NaN is true for LOGICAL_*.
+ * float16 is computed in float32 and rounded once to float16, as NumPy does.
+ * Overlap: out may be the same view as an input (same data, dtype, strides after broadcasting); any other
+ * overlap with an input is refused, and so is an out that repeats an element (a stride of 0 over an extent
+ * above 1) or has 2^62 elements or more. A contiguous fast path runs when all views are contiguous
+ * (reversed or permuted alike counts too; host scalars and one-element device inputs are broadcast from
+ * registers). */
+HK_API hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const hk_array *out,
+                                hk_stream stream);
+
 /* ------------------------------------------------- user kernels (run time) */
 
 /* Write a kernel once in HIP C++; hipkit compiles it at run time (hiprtc on

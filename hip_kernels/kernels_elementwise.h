@@ -1,0 +1,44 @@
+/* kernels_elementwise.h: the C entry point of hk_elementwise's kernels
+ * (hip_kernels/elementwise_*.hip), called by the GPU backend with a call
+ * already validated, broadcast and coalesced by src/elementwise.c. */
+#ifndef HIPKIT_KERNELS_ELEMENTWISE_H
+#define HIPKIT_KERNELS_ELEMENTWISE_H
+
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Internal ops beyond hk_op, chosen by the host when an op is the identity
+ * for a dtype: out = in[0] (FLOOR/CEIL/RINT of integers, ABSOLUTE of bool and
+ * unsigned, and, with a host-scalar bool input, ISNAN/ISINF/ISFINITE of
+ * integers). */
+enum { HKK_EW_COPY = HK_OP_COUNT };
+
+/* One elementwise launch. Operand 0 is out, operand 1 + k is input k. */
+typedef struct hkk_ew_call {
+    int op;               /* hk_op or HKK_EW_COPY */
+    hk_dtype dtype;       /* T: the inputs' dtype (WHERE: in[1]'s; in[0] is bool) */
+    int n_inputs;         /* 1..3 */
+    unsigned scalar_mask; /* bit k: input k is a host value, held in scalar[k] */
+    size_t n;             /* elements of out, 1 .. 2^62 */
+    void *out;
+    const void *in[3];
+    uint64_t scalar[3]; /* a host scalar's bytes (memcpy'd, the rest zero) */
+    /* The coalesced layout: out's shape with dimensions of extent 1 dropped,
+     * out's negative strides flipped (every operand's base moved to match),
+     * dimensions ordered by out's stride (largest first) and neighbours that
+     * every operand walks as one merged. ndim >= 1. Strides in elements;
+     * inputs' are broadcast (0), host scalars' are 0. */
+    int ndim;
+    int64_t shape[HK_MAX_DIMS];
+    int64_t strides[4][HK_MAX_DIMS];
+} hkk_ew_call;
+
+int hkk_elementwise(const hkk_launch *launch, const hkk_ew_call *call);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
