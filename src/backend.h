@@ -9,6 +9,8 @@
 #include "internal.h"
 
 struct hkk_layout; /* hip_kernels/kernels.h */
+struct hkk_scan_args; /* hip_kernels/kernels_scan_sort.h */
+struct hkk_sort_args;
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
@@ -41,6 +43,9 @@ typedef struct hk__backend {
     /* dst = convert(src) over a coalesced layout (struct hkk_layout of hip_kernels/kernels.h) */
     hk_status (*copy_array)(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
                             void *dst, size_t n, const struct hkk_layout *layout);
+    /* scan_sort (issue 3): hk_scan and hk_sort, arguments validated (src/scan_sort.c) */
+    hk_status (*scan)(const char *fn, void *stream, const struct hkk_scan_args *args);
+    hk_status (*sort)(const char *fn, void *stream, const struct hkk_sort_args *args);
 } hk__backend;
 
 /* The table for the calling thread's current device. */
