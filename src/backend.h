@@ -10,6 +10,8 @@
 
 struct hkk_layout; /* hip_kernels/kernels.h */
 struct hkk_ew_call; /* hip_kernels/kernels_elementwise.h */
+struct hkk_scan_args; /* hip_kernels/kernels_scan_sort.h */
+struct hkk_sort_args;
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
@@ -45,6 +47,9 @@ typedef struct hk__backend {
     /* elementwise (issue 3): one validated, coalesced hk_elementwise call
      * (struct hkk_ew_call of hip_kernels/kernels_elementwise.h) */
     hk_status (*elementwise)(const char *fn, void *stream, const struct hkk_ew_call *call);
+    /* scan_sort (issue 3): hk_scan and hk_sort, arguments validated (src/scan_sort.c) */
+    hk_status (*scan)(const char *fn, void *stream, const struct hkk_scan_args *args);
+    hk_status (*sort)(const char *fn, void *stream, const struct hkk_sort_args *args);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

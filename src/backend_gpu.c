@@ -4,6 +4,7 @@
 #include "../hip_kernels/kernels_elementwise.h"
 #include "backend.h"
 #include "gpu/gpu.h"
+#include "scan_sort_internal.h"
 
 #define GPU_CALL(fn, call)                                                                                             \
     do {                                                                                                               \
@@ -175,6 +176,8 @@ static const hk__backend gpu_backend = {
     set,          fill,           iota,       axpy,         binary,      sum,         random_numbers, copy_array,
     /* elementwise (issue 3) */
     elementwise,
+    /* scan_sort (issue 3) */
+    hk__gpu_scan, hk__gpu_sort,
 };
 
 const hk__backend *hk__backend_current(void)

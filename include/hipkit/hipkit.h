@@ -387,6 +387,32 @@ HK_API hk_status hk_op_arity(hk_op op, int *inputs);
  * registers). */
 HK_API hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const hk_array *out,
                                 hk_stream stream);
+/* ---- scan_sort (issue 3) */
+
+typedef enum hk_scan_op { HK_SCAN_CUMSUM = 0, HK_SCAN_CUMPROD = 1 } hk_scan_op;
+
+/* Inclusive scan along `axis` (0 <= axis < in->ndim; negative counts from the end; a 0-d input is
+ * treated as 1-d of one element, and its out may be 0-d or 1-d of one element):
+ * out[..., i, ...] = in[..., 0, ...] op ... op in[..., i, ...].
+ * out has in's shape, dtype acc(in) (NumPy's: bool, int8, int32, int64 -> int64; uint8, uint32,
+ * uint64 -> uint64; float16, float32, float64 -> themselves), any strides except 0 along an extent
+ * above 1; out may be the same view as in when the dtypes are equal (in place); other overlap refused.
+ * Integers wrap around on overflow. NaN propagates. Floats are combined in a parallel order, so the
+ * last bits can differ from a sequential loop's (within about n * eps * the running sum of |x|).
+ * float16 accumulates in float32 and rounds each output to float16 once; NumPy instead rounds its
+ * running sum to float16 after every step (so NumPy's float16 cumsum of many small values stalls,
+ * e.g. at 256 for 5000 x 0.1, where hipkit gives 499.9). */
+HK_API hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *out, hk_stream stream);
+
+/* Stable ascending sort along the last axis of `in` (any view, any of the ten dtypes; a 0-d input is one
+ * element). NaN sorts last (after +inf); -0.0 and 0.0 compare equal and keep their order; the sorted
+ * keys are the input's bits (NaN payloads and the sign of zero survive).
+ * keys_out: the sorted values (in's shape and dtype, any strides) or NULL; indices_out: the positions
+ * along the last axis that sort in (argsort), int64, in's shape, or NULL; at least one must be given.
+ * Outputs may not have stride 0 along an extent above 1. keys_out may be the same view as in
+ * (in-place sort); other overlaps are refused. */
+HK_API hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *indices_out,
+                         hk_stream stream);
 
 /* ------------------------------------------------- user kernels (run time) */
 

@@ -1,0 +1,544 @@
+// scan.hip: inclusive cumsum / cumprod along one axis of strided N-d views.
+//
+// Three skeletons, generic over the element types and the op:
+//  - scan_lookback_kernel: long rows (and the 1-d case). A single pass over
+//    tiles with decoupled look-back (Merrill & Garland, "Single-pass Parallel
+//    Prefix Scan with Decoupled Look-back", 2016): each block takes the next
+//    tile id from an atomic counter (so every tile it waits for belongs to a
+//    block that is already running: no deadlock), scans its tile in registers
+//    and shared memory, publishes its aggregate, then one warp looks back over
+//    the preceding tiles of the same row (a warp-wide window at a time) until
+//    it meets an inclusive prefix, and publishes its own inclusive prefix.
+//    Contiguous rows use 16-byte vector loads and stores.
+//  - scan_warp_rows_kernel: many medium rows; one warp per row, warp-wide
+//    scans of warpSize elements carried along the row.
+//  - scan_thread_rows_kernel: very short rows, or rows interleaved in memory
+//    (a scan along an outer axis): one thread per row, so that neighbouring
+//    threads touch neighbouring elements.
+// Integers accumulate as uint64 (two's complement wrap-around gives the same
+// bits for int64 and uint64 results); float16 accumulates in float32 and rounds
+// each output once; float32/float64 in their own type.
+#include "gpu/gpu.h"
+#include "hipkit_device.h"
+#include "kernels_scan_sort.h"
+#include "launch.h"
+#include "scan_sort_device.h"
+
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+#include <cuda_fp16.h>
+#else
+#include <hip/hip_fp16.h>
+#endif
+
+namespace
+{
+
+using namespace hk_ss;
+
+constexpr int SCAN_BLOCK = 256;
+constexpr int MAX_WARPS = SCAN_BLOCK / 32; // warps per block on a 32-lane device (64 lanes: half)
+
+// ---- element types: what is stored, what accumulates, what is written
+
+struct bool_tag {
+};
+
+template <typename S> struct scan_types { // integers
+    typedef S storage;
+    typedef uint64_t acc;
+    typedef uint64_t out;
+    static HK_DEVICE acc load(S v)
+    {
+        if constexpr (S(-1) < S(0))
+            return (uint64_t)(int64_t)v; // sign-extends
+        else
+            return (uint64_t)v;
+    }
+    static HK_DEVICE out store(acc a) { return a; }
+};
+template <> struct scan_types<bool_tag> {
+    typedef uint8_t storage;
+    typedef uint64_t acc;
+    typedef uint64_t out;
+    static HK_DEVICE acc load(uint8_t v) { return v != 0; }
+    static HK_DEVICE out store(acc a) { return a; }
+};
+template <> struct scan_types<__half> {
+    typedef __half storage;
+    typedef float acc;
+    typedef __half out;
+    static HK_DEVICE acc load(__half v) { return __half2float(v); }
+    static HK_DEVICE out store(acc a) { return __float2half(a); } // round to nearest even
+};
+template <> struct scan_types<float> {
+    typedef float storage;
+    typedef float acc;
+    typedef float out;
+    static HK_DEVICE acc load(float v) { return v; }
+    static HK_DEVICE out store(acc a) { return a; }
+};
+template <> struct scan_types<double> {
+    typedef double storage;
+    typedef double acc;
+    typedef double out;
+    static HK_DEVICE acc load(double v) { return v; }
+    static HK_DEVICE out store(acc a) { return a; }
+};
+
+// ---- the ops. The identity of a float sum is -0.0, so that a row starting
+// with -0.0 keeps it (-0.0 + x == x for every x, +0.0 + -0.0 would not).
+
+template <typename A, int OP> struct scan_op;
+template <typename A> struct scan_op<A, HK_SCAN_CUMSUM> {
+    static HK_DEVICE A identity()
+    {
+        if constexpr (A(0.5) != A(0))
+            return -A(0);
+        else
+            return A(0);
+    }
+    HK_DEVICE A operator()(A a, A b) const { return a + b; }
+};
+template <typename A> struct scan_op<A, HK_SCAN_CUMPROD> {
+    static HK_DEVICE A identity() { return A(1); }
+    HK_DEVICE A operator()(A a, A b) const { return a * b; }
+};
+
+template <typename A, typename Op> HK_DEVICE A warp_inclusive_scan(A x, Op op)
+{
+    const int lane = hk_lane();
+    for (int d = 1; d < warpSize; d <<= 1) {
+        const A y = shfl_up(x, d);
+        if (lane >= d)
+            x = op(y, x);
+    }
+    return x;
+}
+
+// Every lane's value combined; the result is valid in lane 0.
+template <typename A, typename Op> HK_DEVICE A warp_reduce(A x, Op op)
+{
+    for (int d = warpSize / 2; d > 0; d >>= 1)
+        x = op(x, shfl_down(x, d));
+    return x;
+}
+
+template <typename T, int N> struct alignas(16) pack {
+    T v[N];
+};
+
+// Element offsets of row r in view 0 (in) and view 1 (out).
+HK_DEVICE void row_offsets(const hkk_rows &rows, int64_t r, int64_t &in_offset, int64_t &out_offset)
+{
+    int64_t a = 0, b = 0;
+    for (int k = rows.ndim - 1; k >= 0; k--) {
+        const int64_t extent = rows.shape[k];
+        const int64_t c = r % extent;
+        r /= extent;
+        a += c * rows.strides[0][k];
+        b += c * rows.strides[1][k];
+    }
+    in_offset = a;
+    out_offset = b;
+}
+
+// ---- tile states for the look-back
+
+constexpr uint32_t FLAG_NONE = 0, FLAG_AGGREGATE = 1, FLAG_INCLUSIVE = 2;
+
+// 4-byte accumulators: flag and value in one 64-bit word, published and read
+// with single 64-bit accesses (no fence needed).
+// 8-byte accumulators: a flag array and two value arrays (aggregate,
+// inclusive); the value is stored, then a fence, then the flag; readers load
+// the flag, fence, then the value.
+template <typename A, bool PACKED = sizeof(A) == 4> struct tile_state;
+
+template <typename A> struct tile_state<A, true> {
+    unsigned long long *words;
+
+    static size_t bytes(size_t tiles) { return tiles * sizeof(unsigned long long); }
+    static size_t zeroed_bytes(size_t tiles) { return bytes(tiles); }
+    static HK_DEVICE unsigned long long word(uint32_t flag, A value)
+    {
+        return ((unsigned long long)flag << 32) | (unsigned long long)bit_cast<uint32_t>(value);
+    }
+    HK_DEVICE void publish(int64_t tile, uint32_t flag, A value) { store_relaxed(&words[tile], word(flag, value)); }
+    // Warp-collective: waits until every lane with `live` sees a state, then
+    // returns it; lanes without `live` report an inclusive identity.
+    HK_DEVICE void read(int64_t tile, bool live, A identity, uint32_t &flag, A &value) const
+    {
+        unsigned long long w;
+        do {
+            w = live ? load_relaxed(&words[tile]) : word(FLAG_INCLUSIVE, identity);
+        } while (warp_ballot((uint32_t)(w >> 32) == FLAG_NONE) != 0);
+        flag = (uint32_t)(w >> 32);
+        value = bit_cast<A>((uint32_t)w);
+    }
+};
+
+template <typename A> struct tile_state<A, false> {
+    uint32_t *flags;
+    unsigned long long *aggregates;
+    unsigned long long *inclusives;
+
+    static size_t flag_bytes(size_t tiles) { return (tiles * sizeof(uint32_t) + 15) / 16 * 16; }
+    static size_t bytes(size_t tiles) { return flag_bytes(tiles) + 2 * tiles * sizeof(unsigned long long); }
+    static size_t zeroed_bytes(size_t tiles) { return flag_bytes(tiles); }
+    HK_DEVICE void publish(int64_t tile, uint32_t flag, A value)
+    {
+        unsigned long long *slot = flag == FLAG_INCLUSIVE ? &inclusives[tile] : &aggregates[tile];
+        store_relaxed(slot, bit_cast<unsigned long long>(value));
+        __threadfence();
+        store_relaxed(&flags[tile], flag);
+    }
+    HK_DEVICE void read(int64_t tile, bool live, A identity, uint32_t &flag, A &value) const
+    {
+        uint32_t f;
+        do {
+            f = live ? load_relaxed(&flags[tile]) : FLAG_INCLUSIVE;
+        } while (warp_ballot(f == FLAG_NONE) != 0);
+        __threadfence();
+        value = live ? bit_cast<A>(load_relaxed(f == FLAG_INCLUSIVE ? &inclusives[tile] : &aggregates[tile]))
+                     : identity;
+        flag = f;
+    }
+};
+
+// Items per thread: V consecutive elements (one 16-byte vector of input) in
+// each of R rows of the tile; 16 items for 4-byte accumulators, 8 for 8-byte.
+template <typename In> struct tiling {
+    typedef scan_types<In> types;
+    static constexpr int V = 16 / (int)sizeof(typename types::storage);
+    static constexpr int TARGET = sizeof(typename types::acc) == 4 ? 16 : 8;
+    static constexpr int R = TARGET / V > 0 ? TARGET / V : 1;
+    static constexpr int64_t TILE = (int64_t)SCAN_BLOCK * V * R;
+};
+
+// Scratch layout of the look-back: a 16-byte tile counter, then the states.
+constexpr size_t COUNTER_BYTES = 16;
+
+// ---- skeleton 1: single-pass scan with decoupled look-back
+
+template <typename In, int OP>
+__global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
+    const typename scan_types<In>::storage *in, typename scan_types<In>::out *out, int64_t length, int64_t in_stride,
+    int64_t out_stride, hkk_rows rows, int64_t tiles_per_row, uint32_t *counter,
+    tile_state<typename scan_types<In>::acc> state)
+{
+    typedef scan_types<In> types;
+    typedef typename types::storage S;
+    typedef typename types::acc A;
+    typedef typename types::out O;
+    typedef tiling<In> tl;
+    constexpr int V = tl::V, R = tl::R;
+    const scan_op<A, OP> op;
+    const A identity = scan_op<A, OP>::identity();
+
+    __shared__ uint32_t s_tile;
+    __shared__ A s_warp[R][MAX_WARPS];
+    __shared__ A s_prefix;
+
+    const int t = (int)threadIdx.x, lane = hk_lane(), warp = hk_warp_index();
+    const int warps = SCAN_BLOCK / warpSize;
+    if (t == 0)
+        s_tile = atomicAdd(counter, 1u);
+    __syncthreads();
+    const int64_t tile = (int64_t)s_tile;
+    const int64_t row = tile / tiles_per_row, tile_in_row = tile - row * tiles_per_row;
+    int64_t in_offset, out_offset;
+    row_offsets(rows, row, in_offset, out_offset);
+    const S *src = in + in_offset;
+    O *dst = out + out_offset;
+    const int64_t start = tile_in_row * tl::TILE;
+    const int64_t valid = length - start < tl::TILE ? length - start : tl::TILE;
+    const bool vector = in_stride == 1 && out_stride == 1 && valid == tl::TILE && aligned16(src + start) &&
+                        aligned16(dst + start);
+
+    // Element (k, v) of thread t is tile element k * SCAN_BLOCK * V + t * V + v.
+    A x[R][V];
+    if (vector) {
+        const pack<S, V> *p = reinterpret_cast<const pack<S, V> *>(src + start);
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const pack<S, V> chunk = p[k * SCAN_BLOCK + t];
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                x[k][v] = types::load(chunk.v[v]);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < R; k++)
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                const int64_t e = (int64_t)k * SCAN_BLOCK * V + t * V + v;
+                x[k][v] = e < valid ? types::load(src[(start + e) * in_stride]) : identity;
+            }
+    }
+
+    // Thread-local inclusive scans, then warp scans of the thread totals.
+    A warp_exclusive[R];
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+#pragma unroll
+        for (int v = 1; v < V; v++)
+            x[k][v] = op(x[k][v - 1], x[k][v]);
+        const A inclusive = warp_inclusive_scan(x[k][V - 1], op);
+        const A before = shfl_up(inclusive, 1);
+        warp_exclusive[k] = lane == 0 ? identity : before;
+        if (lane == warpSize - 1)
+            s_warp[k][warp] = inclusive;
+    }
+    __syncthreads();
+
+    // Each thread walks the R x warps totals in tile order: its warp's prefix
+    // per k, and the tile's aggregate.
+    A running = identity, thread_prefix[R];
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        for (int w = 0; w < warps; w++) {
+            if (w == warp)
+                thread_prefix[k] = op(running, warp_exclusive[k]);
+            running = op(running, s_warp[k][w]);
+        }
+    const A aggregate = running;
+
+    if (warp == 0) {
+        A exclusive = identity;
+        if (tile_in_row == 0) {
+            if (lane == 0)
+                state.publish(tile, FLAG_INCLUSIVE, aggregate);
+        } else {
+            if (lane == 0)
+                state.publish(tile, FLAG_AGGREGATE, aggregate);
+            const int64_t row_first = tile - tile_in_row;
+            int64_t end = tile; // tiles [end - warpSize, end) are examined next; lane 0 the nearest
+            while (true) {
+                const int64_t j = end - 1 - lane;
+                const bool live = j >= row_first;
+                uint32_t flag;
+                A value;
+                state.read(live ? j : 0, live, identity, flag, value);
+                const lanemask inclusive = warp_ballot(flag == FLAG_INCLUSIVE); // lanes before the row count as such
+                const int stop = inclusive ? (int)__ffsll((unsigned long long)inclusive) - 1 : warpSize;
+                const A window = warp_reduce(lane <= stop ? value : identity, op);
+                exclusive = op(window, exclusive);
+                if (inclusive)
+                    break;
+                end -= warpSize;
+            }
+            if (lane == 0)
+                state.publish(tile, FLAG_INCLUSIVE, op(exclusive, aggregate));
+        }
+        if (lane == 0)
+            s_prefix = exclusive;
+    }
+    __syncthreads();
+    const A tile_prefix = s_prefix;
+
+    if (vector) {
+        pack<O, V> *p = reinterpret_cast<pack<O, V> *>(dst + start);
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const A prefix = op(tile_prefix, thread_prefix[k]);
+            pack<O, V> chunk;
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                chunk.v[v] = types::store(op(prefix, x[k][v]));
+            p[k * SCAN_BLOCK + t] = chunk;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const A prefix = op(tile_prefix, thread_prefix[k]);
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                const int64_t e = (int64_t)k * SCAN_BLOCK * V + t * V + v;
+                if (e < valid)
+                    dst[(start + e) * out_stride] = types::store(op(prefix, x[k][v]));
+            }
+        }
+    }
+}
+
+// ---- skeleton 2: one warp per row
+
+template <typename In, int OP>
+__global__ __launch_bounds__(SCAN_BLOCK) void scan_warp_rows_kernel(const typename scan_types<In>::storage *in,
+                                                                    typename scan_types<In>::out *out, int64_t length,
+                                                                    int64_t in_stride, int64_t out_stride,
+                                                                    hkk_rows rows, int64_t row_count)
+{
+    typedef scan_types<In> types;
+    typedef typename types::acc A;
+    const scan_op<A, OP> op;
+    const A identity = scan_op<A, OP>::identity();
+    const int lane = hk_lane();
+    const int64_t warps_per_block = SCAN_BLOCK / warpSize;
+    const int64_t first = (int64_t)blockIdx.x * warps_per_block + hk_warp_index();
+    const int64_t step = (int64_t)gridDim.x * warps_per_block;
+    for (int64_t row = first; row < row_count; row += step) { // uniform across the warp
+        int64_t in_offset, out_offset;
+        row_offsets(rows, row, in_offset, out_offset);
+        A carry = identity;
+        for (int64_t base = 0; base < length; base += warpSize) {
+            const int64_t i = base + lane;
+            A x = i < length ? types::load(in[in_offset + i * in_stride]) : identity;
+            x = op(carry, warp_inclusive_scan(x, op));
+            if (i < length)
+                out[out_offset + i * out_stride] = types::store(x);
+            carry = shfl_idx(x, warpSize - 1);
+        }
+    }
+}
+
+// ---- skeleton 3: one thread per row, sequential (NumPy's own order)
+
+template <typename In, int OP>
+__global__ __launch_bounds__(SCAN_BLOCK) void scan_thread_rows_kernel(const typename scan_types<In>::storage *in,
+                                                                      typename scan_types<In>::out *out,
+                                                                      int64_t length, int64_t in_stride,
+                                                                      int64_t out_stride, hkk_rows rows,
+                                                                      int64_t row_count)
+{
+    typedef scan_types<In> types;
+    typedef typename types::acc A;
+    const scan_op<A, OP> op;
+    for (int64_t row = (int64_t)hk_global_index(); row < row_count; row += (int64_t)hk_grid_stride()) {
+        int64_t in_offset, out_offset;
+        row_offsets(rows, row, in_offset, out_offset);
+        A carry = scan_op<A, OP>::identity();
+        for (int64_t i = 0; i < length; i++) {
+            carry = op(carry, types::load(in[in_offset + i * in_stride]));
+            out[out_offset + i * out_stride] = types::store(carry);
+        }
+    }
+}
+
+// ---- host side: which skeleton, how much scratch, the launches
+
+enum scan_kind { THREAD_ROWS, WARP_ROWS, LOOKBACK };
+
+int64_t abs64(int64_t v)
+{
+    return v < 0 ? -v : v;
+}
+
+// Rows whose elements interleave (the innermost other dimension is closer in
+// memory than the scanned axis): neighbouring threads of a thread-per-row scan
+// then read neighbouring elements.
+scan_kind choose(const hkk_scan_args *a)
+{
+    const int64_t L = a->length, R = a->rows;
+    const hkk_rows &rows = a->rows_layout;
+    const bool interleaved = rows.ndim > 0 && abs64(rows.strides[0][rows.ndim - 1]) < abs64(a->in_stride);
+    if (R > 1 && L <= 16)
+        return THREAD_ROWS;
+    if (interleaved && R >= 8192)
+        return THREAD_ROWS;
+    if (L >= 2048 || R < 1024)
+        return LOOKBACK;
+    return WARP_ROWS;
+}
+
+template <typename In> int64_t lookback_tiles(const hkk_scan_args *a)
+{
+    const int64_t tiles_per_row = (a->length + tiling<In>::TILE - 1) / tiling<In>::TILE;
+    return tiles_per_row * a->rows;
+}
+
+template <typename In> size_t scratch_typed(const hkk_scan_args *a)
+{
+    if (choose(a) != LOOKBACK)
+        return 0;
+    typedef tile_state<typename scan_types<In>::acc> state;
+    return COUNTER_BYTES + state::bytes((size_t)lookback_tiles<In>(a));
+}
+
+template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_scan_args *a, void *scratch)
+{
+    typedef scan_types<In> types;
+    typedef typename types::storage S;
+    typedef typename types::out O;
+    typedef typename types::acc A;
+    const S *in = static_cast<const S *>(a->in);
+    O *out = static_cast<O *>(a->out);
+    hipStream_t stream = hk_vendor_stream(l);
+    switch (choose(a)) {
+    case THREAD_ROWS: {
+        dim3 grid = hk_grid_for(l, (size_t)a->rows, SCAN_BLOCK);
+        scan_thread_rows_kernel<In, OP><<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride,
+                                                                        a->out_stride, a->rows_layout, a->rows);
+        return hk_launch_error();
+    }
+    case WARP_ROWS: {
+        // One warp per row; at most a few waves of blocks, rows grid-strided.
+        const size_t warps_per_block = SCAN_BLOCK / 32; // an upper bound: more blocks than needed on 64 lanes
+        size_t blocks = ((size_t)a->rows + warps_per_block - 1) / warps_per_block;
+        const size_t cap = (size_t)l->multiprocessor_count * 16;
+        if (blocks > cap)
+            blocks = cap;
+        scan_warp_rows_kernel<In, OP><<<dim3((unsigned)blocks), SCAN_BLOCK, 0, stream>>>(
+            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, a->rows);
+        return hk_launch_error();
+    }
+    case LOOKBACK: break;
+    }
+    typedef tile_state<A> state_t;
+    const int64_t tiles = lookback_tiles<In>(a);
+    if (tiles > 0x7fffffff)
+        return (int)hipErrorInvalidValue; // 2^31 tiles of thousands of elements: beyond any device memory
+    char *base = static_cast<char *>(scratch);
+    uint32_t *counter = reinterpret_cast<uint32_t *>(base);
+    state_t state;
+    if constexpr (sizeof(A) == 4) {
+        state.words = reinterpret_cast<unsigned long long *>(base + COUNTER_BYTES);
+    } else {
+        state.flags = reinterpret_cast<uint32_t *>(base + COUNTER_BYTES);
+        state.aggregates =
+            reinterpret_cast<unsigned long long *>(base + COUNTER_BYTES + state_t::flag_bytes((size_t)tiles));
+        state.inclusives = state.aggregates + tiles;
+    }
+    hipError_t e = hipMemsetAsync(base, 0, COUNTER_BYTES + state_t::zeroed_bytes((size_t)tiles), stream);
+    if (e != hipSuccess)
+        return (int)e;
+    const int64_t tiles_per_row = tiles / a->rows;
+    scan_lookback_kernel<In, OP><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
+        in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, tiles_per_row, counter, state);
+    return hk_launch_error();
+}
+
+template <typename In> int launch_op(const hkk_launch *l, const hkk_scan_args *a, void *scratch)
+{
+    return a->op == HK_SCAN_CUMPROD ? launch_typed<In, HK_SCAN_CUMPROD>(l, a, scratch)
+                                    : launch_typed<In, HK_SCAN_CUMSUM>(l, a, scratch);
+}
+
+} // namespace
+
+// int64 and uint64 share one instantiation: the same bits in, the same bits out.
+#define HK_SCAN_DISPATCH(dtype, fn, ...)                                                                               \
+    switch (dtype) {                                                                                                   \
+    case HK_BOOL: return fn<bool_tag>(__VA_ARGS__);                                                                    \
+    case HK_INT8: return fn<int8_t>(__VA_ARGS__);                                                                      \
+    case HK_UINT8: return fn<uint8_t>(__VA_ARGS__);                                                                    \
+    case HK_INT32: return fn<int32_t>(__VA_ARGS__);                                                                    \
+    case HK_UINT32: return fn<uint32_t>(__VA_ARGS__);                                                                  \
+    case HK_INT64:                                                                                                     \
+    case HK_UINT64: return fn<uint64_t>(__VA_ARGS__);                                                                  \
+    case HK_FLOAT16: return fn<__half>(__VA_ARGS__);                                                                   \
+    case HK_FLOAT32: return fn<float>(__VA_ARGS__);                                                                    \
+    case HK_FLOAT64: return fn<double>(__VA_ARGS__);                                                                   \
+    }
+
+extern "C" size_t hkk_scan_scratch_bytes(const hkk_launch *l, const hkk_scan_args *a)
+{
+    (void)l;
+    HK_SCAN_DISPATCH(a->in_dtype, scratch_typed, a);
+    return 0;
+}
+
+extern "C" int hkk_scan(const hkk_launch *l, const hkk_scan_args *a, void *scratch)
+{
+    HK_SCAN_DISPATCH(a->in_dtype, launch_op, l, a, scratch);
+    return (int)hipErrorInvalidValue;
+}

@@ -1,0 +1,872 @@
+// sort.hip: stable ascending sort along the last axis, keys and/or argsort
+// indices, for the ten dtypes.
+//
+// Keys travel as their raw bits (uint8/16/32/64), so the output holds the
+// input's exact bits (NaN payloads, the sign of zero). Ordering uses
+// order_key(), a monotone map to unsigned integers: integers flip the sign
+// bit; floats flip the sign bit of positives and every bit of negatives, with
+// -0.0 mapped onto +0.0's key (equal, so they keep their order) and every NaN
+// onto the largest key (last, in their original order).
+//
+// Short rows (N <= 4096, or 2048 for 8-byte keys): block_sort_kernel, one
+// block per row (or several short rows per block) sorting (key, position)
+// pairs with a bitonic network in shared memory; (key, position) pairs are
+// unique, so the result is the stable order.
+//
+// Longer rows: an LSD radix sort, 8 bits per pass, in the "onesweep" form
+// (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort
+// for GPUs", 2022): one histogram kernel reads the keys once and counts the
+// digits of every pass; a one-block plan kernel scans the counts and marks the
+// passes whose digit is the same for every key (skipped: they would move
+// nothing); then one kernel per pass ranks each tile's keys in shared memory
+// (warp-level match of equal digits, in key order, so the ranking is stable),
+// finds the tile's global offset per digit with a decoupled look-back over the
+// preceding tiles (tile ids from an atomic counter), and scatters. Several rows
+// sort as (row, key): the position travels with each key as a payload and the
+// row's digits are the most significant passes. Passes ping-pong between two
+// scratch buffers; the first reads the input view directly and the last writes
+// the output views directly when they are one-strided (else through scratch).
+#include "gpu/gpu.h"
+#include "hipkit_device.h"
+#include "kernels_scan_sort.h"
+#include "launch.h"
+#include "scan_sort_device.h"
+
+namespace
+{
+
+using namespace hk_ss;
+
+constexpr int SORT_BLOCK = 256;
+constexpr int RADIX = 256; // one thread per digit in the pass kernel: SORT_BLOCK == RADIX
+constexpr int MAX_WARPS = SORT_BLOCK / 32;
+constexpr int MAX_PASSES = 16; // 8 key digits + 8 row digits
+constexpr uint32_t STATUS_AGGREGATE = 1u << 30, STATUS_INCLUSIVE = 2u << 30, STATUS_COUNT = (1u << 30) - 1u;
+constexpr uint64_t PORTION_LIMIT = 1ull << 28; // keys per pass launch, so per-digit counts fit 30 bits
+
+enum { KIND_UNSIGNED = 0, KIND_SIGNED = 1, KIND_FLOAT = 2 };
+enum { FROM_IN = 0, BUF_A = 1, BUF_B = 2, TO_FINAL = 3 };
+enum { MODE_SKIP = 0, MODE_COPY = 1, MODE_SORT = 2 };
+
+// Written by plan_kernel, read by every pass: where each pass reads and
+// writes, and whether it sorts, copies (a one-digit pass that must still move
+// the data) or is skipped.
+struct sort_ctrl {
+    int src[MAX_PASSES];
+    int dst[MAX_PASSES];
+    int mode[MAX_PASSES];
+};
+
+template <typename A, typename B> struct same_type {
+    static constexpr bool value = false;
+};
+template <typename A> struct same_type<A, A> {
+    static constexpr bool value = true;
+};
+
+struct no_payload {
+};
+template <typename P> struct payload_of {
+    static constexpr bool present = !same_type<P, no_payload>::value;
+};
+
+// ---- ordering
+
+template <typename U> struct float_bits;
+template <> struct float_bits<uint8_t> { // there is no 8-bit float; never used
+    static constexpr uint8_t inf = 0xFF;
+};
+template <> struct float_bits<uint16_t> {
+    static constexpr uint16_t inf = 0x7C00;
+};
+template <> struct float_bits<uint32_t> {
+    static constexpr uint32_t inf = 0x7F800000u;
+};
+template <> struct float_bits<uint64_t> {
+    static constexpr uint64_t inf = 0x7FF0000000000000ull;
+};
+
+template <typename U> HK_DEVICE U order_key(U raw, int kind)
+{
+    constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
+    if (kind == KIND_UNSIGNED)
+        return raw;
+    if (kind == KIND_SIGNED)
+        return (U)(raw ^ sign);
+    const U magnitude = (U)(raw & (U)~sign);
+    if (magnitude > float_bits<U>::inf)
+        return (U)~(U)0; // NaN of either sign: after +inf
+    if (magnitude == 0)
+        return sign; // -0.0 and +0.0: one key
+    return (raw & sign) ? (U)~raw : (U)(raw | sign);
+}
+
+// Raw bits whose key is the largest (padding that sorts after everything).
+template <typename U> HK_DEVICE U max_key_raw(int kind)
+{
+    constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
+    return kind == KIND_SIGNED ? (U)~sign : (U)~(U)0; // all ones is a NaN for floats
+}
+
+template <typename T> HK_DEVICE T block_exclusive_sum(T x, T *s_warp)
+{
+    const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
+    T inclusive = x;
+    for (int d = 1; d < warpSize; d <<= 1) {
+        const T y = shfl_up(inclusive, d);
+        if (lane >= d)
+            inclusive += y;
+    }
+    if (lane == warpSize - 1)
+        s_warp[warp] = inclusive;
+    __syncthreads();
+    T prefix = 0;
+    for (int w = 0; w < warp && w < warps; w++)
+        prefix += s_warp[w];
+    __syncthreads(); // s_warp may be reused
+    return prefix + inclusive - x;
+}
+
+// Offset of row r in view v (0 in, 1 keys, 2 indices).
+HK_DEVICE int64_t row_offset(const hkk_rows &rows, int v, int64_t r)
+{
+    int64_t offset = 0;
+    for (int k = rows.ndim - 1; k >= 0; k--) {
+        const int64_t extent = rows.shape[k];
+        offset += (r % extent) * rows.strides[v][k];
+        r /= extent;
+    }
+    return offset;
+}
+
+// ---- short rows: bitonic sort of (key, position) in shared memory
+
+template <typename U> struct block_sort_limits {
+    static constexpr int CAP = sizeof(U) == 8 ? 2048 : 4096; // slots per block (<= 48 KiB of shared memory)
+};
+
+template <typename U>
+__global__ __launch_bounds__(SORT_BLOCK) void block_sort_kernel(const U *in, U *keys, int64_t *indices, int64_t N,
+                                                                int p_log2, int rows_per_block, int64_t R,
+                                                                hkk_rows rows, int64_t in_last, int64_t keys_last,
+                                                                int64_t indices_last, int kind)
+{
+    extern __shared__ uint64_t s_dynamic[];
+    const int P = 1 << p_log2, cap = rows_per_block * P;
+    U *s_raw = reinterpret_cast<U *>(s_dynamic);
+    uint32_t *s_pos = reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(s_dynamic) +
+                                                   ((size_t)cap * sizeof(U) + 15) / 16 * 16);
+    const int t = (int)threadIdx.x;
+    const U pad = max_key_raw<U>(kind);
+    for (int64_t group = blockIdx.x; group * rows_per_block < R; group += gridDim.x) {
+        const int64_t first_row = group * rows_per_block;
+        for (int s = t; s < cap; s += SORT_BLOCK) {
+            const int64_t row = first_row + (s >> p_log2);
+            const int c = s & (P - 1);
+            if (row < R && c < N) {
+                s_raw[s] = in[row_offset(rows, 0, row) + (int64_t)c * in_last];
+                s_pos[s] = (uint32_t)c;
+            } else {
+                s_raw[s] = pad;
+                s_pos[s] = 0xffffffffu; // after every real position
+            }
+        }
+        __syncthreads();
+        for (int size = 2; size <= P; size <<= 1)
+            for (int stride = size >> 1; stride > 0; stride >>= 1) {
+                for (int s = t; s < cap / 2; s += SORT_BLOCK) {
+                    const int i = 2 * s - (s & (stride - 1)), j = i + stride; // same P-segment
+                    const bool ascending = ((i & (P - 1)) & size) == 0;
+                    const U a = s_raw[i], b = s_raw[j];
+                    const uint32_t pa = s_pos[i], pb = s_pos[j];
+                    const U ka = order_key(a, kind), kb = order_key(b, kind);
+                    const bool greater = ka > kb || (ka == kb && pa > pb);
+                    if (greater == ascending) {
+                        s_raw[i] = b;
+                        s_raw[j] = a;
+                        s_pos[i] = pb;
+                        s_pos[j] = pa;
+                    }
+                }
+                __syncthreads();
+            }
+        for (int s = t; s < cap; s += SORT_BLOCK) {
+            const int64_t row = first_row + (s >> p_log2);
+            const int c = s & (P - 1);
+            if (row < R && c < N) {
+                if (keys)
+                    keys[row_offset(rows, 1, row) + (int64_t)c * keys_last] = s_raw[s];
+                if (indices)
+                    indices[row_offset(rows, 2, row) + (int64_t)c * indices_last] = (int64_t)s_pos[s];
+            }
+        }
+        __syncthreads(); // the next group reuses the shared arrays
+    }
+}
+
+// ---- radix sort
+
+struct radix_params {
+    const void *in; // raw key bits; element i at in[i * in_stride]
+    int64_t in_stride;
+    void *keys_buf[2]; // BUF_A, BUF_B
+    void *vals_buf[2];
+    void *final_keys; // NULL: keys not written
+    int64_t final_keys_stride;
+    int64_t *final_indices; // NULL: indices not written
+    int64_t final_indices_stride;
+    uint64_t n, N; // keys, row length
+    int kind, key_passes, passes;
+    uint64_t portion_keys; // a multiple of the pass kernel's tile
+    const sort_ctrl *ctrl;
+    const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
+};
+
+template <typename U, typename P> HK_DEVICE uint32_t digit_of(U key, P position, int pass, const radix_params &p)
+{
+    if (pass < p.key_passes)
+        return (uint32_t)(order_key(key, p.kind) >> (8 * pass)) & 255u;
+    if constexpr (payload_of<P>::present) {
+        const P row = position / (P)p.N;
+        return (uint32_t)(row >> (8 * (pass - p.key_passes))) & 255u;
+    } else {
+        (void)position;
+        return 0;
+    }
+}
+
+template <typename U, typename P> struct onesweep_shape {
+    static constexpr bool payload = payload_of<P>::present;
+    static constexpr int ITEMS = (sizeof(U) == 8 || (payload && sizeof(P) == 8)) ? 12 : 16;
+    static constexpr int TILE = SORT_BLOCK * ITEMS;
+    static constexpr size_t SLOT = payload && sizeof(P) > sizeof(U) ? sizeof(P) : sizeof(U);
+};
+
+// Where a pass reads and writes, resolved from the plan.
+template <typename U, typename P> struct pass_io {
+    const U *src_keys;
+    int64_t src_stride;
+    const P *src_vals; // NULL: positions are generated (reading the input)
+    U *dst_keys;       // NULL: keys not written (final pass, indices only)
+    int64_t dst_keys_stride;
+    P *dst_vals;               // a scratch buffer, or NULL
+    int64_t *dst_indices;      // the final indices, or NULL
+    int64_t dst_indices_stride;
+    uint64_t N;
+
+    HK_DEVICE pass_io(const radix_params &p, int src, int dst)
+    {
+        N = p.N;
+        if (src == FROM_IN) {
+            src_keys = static_cast<const U *>(p.in);
+            src_stride = p.in_stride;
+            src_vals = nullptr;
+        } else {
+            src_keys = static_cast<const U *>(p.keys_buf[src - 1]);
+            src_stride = 1;
+            src_vals = static_cast<const P *>(p.vals_buf[src - 1]);
+        }
+        if (dst == TO_FINAL) {
+            dst_keys = static_cast<U *>(p.final_keys);
+            dst_keys_stride = p.final_keys_stride;
+            dst_vals = nullptr;
+            dst_indices = p.final_indices;
+            dst_indices_stride = p.final_indices_stride;
+        } else {
+            dst_keys = static_cast<U *>(p.keys_buf[dst - 1]);
+            dst_keys_stride = 1;
+            dst_vals = static_cast<P *>(p.vals_buf[dst - 1]);
+            dst_indices = nullptr;
+            dst_indices_stride = 0;
+        }
+    }
+    HK_DEVICE U key(uint64_t i) const { return src_keys[(int64_t)i * src_stride]; }
+    HK_DEVICE P val(uint64_t i) const
+    {
+        if constexpr (payload_of<P>::present)
+            return src_vals ? src_vals[i] : (P)i;
+        else
+            return P();
+    }
+    HK_DEVICE void put_key(uint64_t i, U k) const
+    {
+        if (dst_keys)
+            dst_keys[(int64_t)i * dst_keys_stride] = k;
+    }
+    HK_DEVICE void put_val(uint64_t i, P v) const
+    {
+        if constexpr (payload_of<P>::present) {
+            if (dst_vals)
+                dst_vals[i] = v;
+            if (dst_indices)
+                dst_indices[(int64_t)i * dst_indices_stride] = (int64_t)(v % (P)N); // position within its row
+        } else {
+            (void)i;
+            (void)v;
+        }
+    }
+};
+
+// Counts, per portion, the digits of every pass over the input. Key digits
+// per key (runs of one digit per thread are counted once, which keeps shared
+// atomics low on sorted or repetitive data); row digits from the rows'
+// overlap with the block's range.
+template <typename U>
+__global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, uint32_t *hist, uint64_t chunk)
+{
+    constexpr int KP = (int)sizeof(U);
+    __shared__ uint32_t s_hist[MAX_PASSES * RADIX];
+    const int t = (int)threadIdx.x;
+    for (int i = t; i < p.passes * RADIX; i += SORT_BLOCK)
+        s_hist[i] = 0;
+    __syncthreads();
+    const uint64_t portion = blockIdx.y;
+    const uint64_t portion_start = portion * p.portion_keys;
+    const uint64_t portion_end = p.n - portion_start < p.portion_keys ? p.n : portion_start + p.portion_keys;
+    const uint64_t begin = portion_start + (uint64_t)blockIdx.x * chunk;
+    const uint64_t end = portion_end - begin < chunk ? portion_end : begin + chunk;
+    const U *in = static_cast<const U *>(p.in);
+
+    uint32_t last[KP], count[KP];
+#pragma unroll
+    for (int k = 0; k < KP; k++) {
+        last[k] = 0;
+        count[k] = 0;
+    }
+    auto add = [&](U raw) {
+        const U key = order_key(raw, p.kind);
+#pragma unroll
+        for (int k = 0; k < KP; k++) {
+            const uint32_t d = (uint32_t)(key >> (8 * k)) & 255u;
+            if (count[k] && d == last[k]) {
+                count[k]++;
+            } else {
+                if (count[k])
+                    atomicAdd(&s_hist[k * RADIX + last[k]], count[k]);
+                last[k] = d;
+                count[k] = 1;
+            }
+        }
+    };
+    if (begin < end) {
+        constexpr int VW = 16 / KP;
+        struct alignas(16) vec {
+            U v[VW];
+        };
+        uint64_t scalar_from = begin;
+        if (p.in_stride == 1 && aligned16(in) && begin % VW == 0) {
+            const vec *vin = reinterpret_cast<const vec *>(in);
+            const uint64_t vend = end / VW;
+            for (uint64_t i = begin / VW + t; i < vend; i += SORT_BLOCK) {
+                const vec chunk_keys = vin[i];
+#pragma unroll
+                for (int v = 0; v < VW; v++)
+                    add(chunk_keys.v[v]);
+            }
+            scalar_from = vend * VW > begin ? vend * VW : begin;
+        }
+        for (uint64_t i = scalar_from + t; i < end; i += SORT_BLOCK)
+            add(in[(int64_t)i * p.in_stride]);
+    }
+#pragma unroll
+    for (int k = 0; k < KP; k++)
+        if (count[k])
+            atomicAdd(&s_hist[k * RADIX + last[k]], count[k]);
+    // Row digits: each row overlapping [begin, end) adds its overlap.
+    if (p.passes > KP && begin < end) {
+        const uint64_t first_row = begin / p.N, last_row = (end - 1) / p.N;
+        for (uint64_t r = first_row + t; r <= last_row; r += SORT_BLOCK) {
+            const uint64_t lo = r * p.N > begin ? r * p.N : begin;
+            const uint64_t hi = (r + 1) * p.N < end ? (r + 1) * p.N : end;
+            for (int k = KP; k < p.passes; k++)
+                atomicAdd(&s_hist[k * RADIX + ((r >> (8 * (k - KP))) & 255u)], (uint32_t)(hi - lo));
+        }
+    }
+    __syncthreads();
+    for (int i = t; i < p.passes * RADIX; i += SORT_BLOCK)
+        if (s_hist[i])
+            atomicAdd(&hist[portion * (uint64_t)p.passes * RADIX + i], s_hist[i]);
+}
+
+// One block: per pass, the digit totals, whether one digit holds every key,
+// where each digit starts per portion; then the route of every pass.
+__global__ __launch_bounds__(SORT_BLOCK) void plan_kernel(const uint32_t *hist, uint64_t *bases, sort_ctrl *ctrl,
+                                                          int passes, int portions, uint64_t n, int keep_first)
+{
+    __shared__ unsigned long long s_warp[MAX_WARPS];
+    __shared__ int s_trivial[MAX_PASSES];
+    const int d = (int)threadIdx.x;
+    for (int pass = 0; pass < passes; pass++) {
+        unsigned long long total = 0;
+        for (int q = 0; q < portions; q++)
+            total += hist[((uint64_t)q * passes + pass) * RADIX + d];
+        const int trivial = __syncthreads_or(total == n);
+        unsigned long long run = block_exclusive_sum(total, s_warp);
+        for (int q = 0; q < portions; q++) {
+            const uint64_t at = ((uint64_t)q * passes + pass) * RADIX + d;
+            bases[at] = run;
+            run += hist[at];
+        }
+        if (d == 0)
+            s_trivial[pass] = trivial;
+    }
+    __syncthreads();
+    if (d == 0) {
+        int cur = FROM_IN;
+        for (int pass = 0; pass < passes; pass++) {
+            const bool trivial = s_trivial[pass] != 0;
+            if (pass == passes - 1) {
+                ctrl->src[pass] = cur;
+                ctrl->dst[pass] = TO_FINAL;
+                ctrl->mode[pass] = trivial ? MODE_COPY : MODE_SORT;
+            } else if (trivial && !(pass == 0 && keep_first)) {
+                ctrl->src[pass] = cur;
+                ctrl->dst[pass] = cur;
+                ctrl->mode[pass] = MODE_SKIP;
+            } else {
+                const int next = cur == BUF_A ? BUF_B : BUF_A;
+                ctrl->src[pass] = cur;
+                ctrl->dst[pass] = next;
+                ctrl->mode[pass] = trivial ? MODE_COPY : MODE_SORT;
+                cur = next;
+            }
+        }
+    }
+}
+
+// One pass over one portion: rank each tile's keys by the pass's digit,
+// look back for the tile's offsets per digit, scatter.
+template <typename U, typename P>
+__global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, int pass, uint64_t portion,
+                                                              uint32_t *counter, uint32_t *status)
+{
+    typedef onesweep_shape<U, P> shape;
+    constexpr int ITEMS = shape::ITEMS;
+    constexpr int TILE = shape::TILE;
+
+    const int mode = p.ctrl->mode[pass];
+    if (mode == MODE_SKIP)
+        return;
+    const pass_io<U, P> io(p, p.ctrl->src[pass], p.ctrl->dst[pass]);
+    const uint64_t portion_start = portion * p.portion_keys;
+    const uint64_t portion_end = p.n - portion_start < p.portion_keys ? p.n : portion_start + p.portion_keys;
+    const int t = (int)threadIdx.x;
+
+    if (mode == MODE_COPY) { // every key has the same digit: the stable order is the present one
+        const uint64_t base = portion_start + (uint64_t)blockIdx.x * TILE;
+        for (uint64_t i = base + t; i < base + TILE && i < portion_end; i += SORT_BLOCK) {
+            io.put_key(i, io.key(i));
+            io.put_val(i, io.val(i));
+        }
+        return;
+    }
+
+    __shared__ uint32_t s_tile;
+    __shared__ uint32_t s_whist[MAX_WARPS * RADIX]; // per warp and digit: counts, then exclusive prefixes
+    __shared__ uint32_t s_excl[RADIX];              // per digit: first slot in the tile's sorted order
+    __shared__ unsigned long long s_dest[RADIX];    // per digit: global position of tile slot 0
+    __shared__ uint32_t s_warp_sum[MAX_WARPS];
+    __shared__ uint8_t s_digit[TILE];
+    __shared__ unsigned long long s_exchange[(TILE * shape::SLOT + 7) / 8]; // keys, then payloads
+    U *s_keys = reinterpret_cast<U *>(s_exchange);
+
+    const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
+    if (t == 0)
+        s_tile = atomicAdd(counter, 1u);
+    for (int i = t; i < warps * RADIX; i += SORT_BLOCK)
+        s_whist[i] = 0;
+    __syncthreads();
+    const uint64_t tile = s_tile;
+    const uint64_t tile_base = portion_start + tile * TILE;
+    const uint64_t left = portion_end - tile_base;
+    const int valid = left < (uint64_t)TILE ? (int)left : TILE;
+
+    // Warp-striped: item i of lane l of warp w is tile element (w * ITEMS + i) * warpSize + l.
+    U key[ITEMS];
+    P val[ITEMS];
+    uint32_t dig[ITEMS];
+    const int segment = warp * ITEMS * warpSize;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = segment + i * warpSize + lane;
+        const bool live = e < valid;
+        const uint64_t g = tile_base + (uint64_t)e;
+        key[i] = live ? io.key(g) : U(0);
+        val[i] = live ? io.val(g) : P();
+        dig[i] = live ? digit_of(key[i], val[i], pass, p) : (uint32_t)RADIX;
+    }
+
+    // Stable ranks within the warp's segment, per digit.
+    uint32_t rank[ITEMS];
+    uint32_t *my_hist = s_whist + warp * RADIX;
+    const lanemask below = lanemask_lt();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const bool live = dig[i] < (uint32_t)RADIX;
+        const lanemask peers = match_digit(dig[i], live);
+        const uint32_t lower = (uint32_t)popc(peers & below);
+        const uint32_t before = live ? my_hist[dig[i]] : 0u;
+        syncwarp();
+        if (live && lower == 0)
+            my_hist[dig[i]] = before + (uint32_t)popc(peers);
+        syncwarp();
+        rank[i] = before + lower;
+    }
+    __syncthreads();
+
+    // Thread d: the tile's count of digit d, the warps' exclusive prefixes.
+    const int d = t;
+    uint32_t total = 0;
+    for (int w = 0; w < warps; w++) {
+        const uint32_t c = s_whist[w * RADIX + d];
+        s_whist[w * RADIX + d] = total;
+        total += c;
+    }
+    uint32_t *tile_status = status + tile * RADIX;
+    store_relaxed(&tile_status[d], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | total);
+    const uint32_t excl = block_exclusive_sum(total, s_warp_sum); // synchronises: s_whist prefixes visible
+    s_excl[d] = excl;
+    __syncthreads();
+
+    // Keys into their sorted slots of the tile.
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (dig[i] < (uint32_t)RADIX) {
+            const uint32_t slot = s_excl[dig[i]] + s_whist[warp * RADIX + dig[i]] + rank[i];
+            s_keys[slot] = key[i];
+            s_digit[slot] = (uint8_t)dig[i];
+            rank[i] = slot;
+        }
+
+    // Look back over the preceding tiles of this portion for digit d.
+    uint32_t prefix = 0;
+    if (tile > 0) {
+        uint64_t j = tile - 1;
+        while (true) {
+            const uint32_t s = load_relaxed(&status[j * RADIX + d]);
+            if ((s & ~STATUS_COUNT) == 0)
+                continue; // not published yet: that block is running (it took its id before us)
+            prefix += s & STATUS_COUNT;
+            if ((s & ~STATUS_COUNT) == STATUS_INCLUSIVE)
+                break;
+            j--;
+        }
+        store_relaxed(&tile_status[d], STATUS_INCLUSIVE | (prefix + total));
+    }
+    s_dest[d] = p.bases[(portion * (uint64_t)p.passes + (uint64_t)pass) * RADIX + d] + prefix - excl;
+    __syncthreads();
+
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const int j = k * SORT_BLOCK + t;
+        if (j < valid)
+            io.put_key(s_dest[s_digit[j]] + (uint64_t)j, s_keys[j]);
+    }
+    if constexpr (shape::payload) {
+        P *s_vals = reinterpret_cast<P *>(s_exchange);
+        __syncthreads(); // every key has left the exchange
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            if (dig[i] < (uint32_t)RADIX)
+                s_vals[rank[i]] = val[i];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const int j = k * SORT_BLOCK + t;
+            if (j < valid)
+                io.put_val(s_dest[s_digit[j]] + (uint64_t)j, s_vals[j]);
+        }
+    }
+}
+
+// Element i of `src` (laid out by layout.src_strides) to element i of `dst`.
+template <typename W> __global__ void raw_copy_kernel(const W *src, W *dst, uint64_t n, hkk_layout layout)
+{
+    for (uint64_t i = hk_global_index(); i < n; i += hk_grid_stride()) {
+        uint64_t rest = i;
+        int64_t s = 0, d = 0;
+        for (int k = layout.ndim - 1; k >= 0; k--) {
+            const uint64_t extent = (uint64_t)layout.shape[k];
+            const int64_t c = (int64_t)(rest % extent);
+            rest /= extent;
+            s += c * layout.src_strides[k];
+            d += c * layout.dst_strides[k];
+        }
+        dst[d] = src[s];
+    }
+}
+
+// ---- host side
+
+int key_kind(hk_dtype dtype)
+{
+    switch (dtype) {
+    case HK_INT8:
+    case HK_INT32:
+    case HK_INT64: return KIND_SIGNED;
+    case HK_FLOAT16:
+    case HK_FLOAT32:
+    case HK_FLOAT64: return KIND_FLOAT;
+    default: return KIND_UNSIGNED;
+    }
+}
+
+size_t round_up(size_t bytes)
+{
+    return (bytes + 255) / 256 * 256;
+}
+
+// The whole array as [rows..., N], view v against a C-contiguous buffer.
+hkk_layout full_layout(const hkk_sort_args *a, int v, bool view_is_src)
+{
+    hkk_layout out;
+    const hkk_rows &rows = a->rows_layout;
+    out.ndim = rows.ndim + 1;
+    int64_t step = 1;
+    for (int k = out.ndim - 1; k >= 0; k--) {
+        const int64_t extent = k == rows.ndim ? a->length : rows.shape[k];
+        const int64_t view_stride = k == rows.ndim ? a->last_stride[v] : rows.strides[v][k];
+        out.shape[k] = extent;
+        out.src_strides[k] = view_is_src ? view_stride : step;
+        out.dst_strides[k] = view_is_src ? step : view_stride;
+        step *= extent;
+    }
+    return out;
+}
+
+template <typename W> int raw_copy(const hkk_launch *l, const void *src, void *dst, uint64_t n, const hkk_layout &layout)
+{
+    dim3 grid = hk_grid_for(l, (size_t)n, SORT_BLOCK);
+    raw_copy_kernel<W><<<grid, SORT_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<const W *>(src),
+                                                                    static_cast<W *>(dst), n, layout);
+    return hk_launch_error();
+}
+
+template <typename U> int block_sort(const hkk_launch *l, const hkk_sort_args *a)
+{
+    int p_log2 = 0;
+    while ((int64_t)1 << p_log2 < a->length)
+        p_log2++;
+    const int P = 1 << p_log2;
+    int64_t rows_per_block = block_sort_limits<U>::CAP / P;
+    if (rows_per_block > a->rows)
+        rows_per_block = a->rows;
+    const size_t cap = (size_t)rows_per_block * (size_t)P;
+    const size_t shared = (cap * sizeof(U) + 15) / 16 * 16 + cap * sizeof(uint32_t);
+    int64_t groups = (a->rows + rows_per_block - 1) / rows_per_block;
+    const int64_t most = (int64_t)l->multiprocessor_count * 32;
+    if (groups > most)
+        groups = most;
+    block_sort_kernel<U><<<dim3((unsigned)groups), SORT_BLOCK, shared, hk_vendor_stream(l)>>>(
+        static_cast<const U *>(a->in), static_cast<U *>(a->keys), a->indices, a->length, p_log2,
+        (int)rows_per_block, a->rows, a->rows_layout, a->last_stride[0], a->last_stride[1], a->last_stride[2],
+        key_kind(a->dtype));
+    return hk_launch_error();
+}
+
+// Everything the radix path decides before launching: passes, portions and
+// the scratch layout (hkk_sort_scratch_bytes and hkk_sort must agree).
+struct radix_plan {
+    int key_passes, passes;
+    uint64_t n, tile, portion_keys, portions, status_tiles;
+    bool gather, keys_via_scratch, indices_via_scratch, keep_first;
+    size_t ctrl, hist, bases, counter, status, keys_a, keys_b, vals_a, vals_b, gathered, final_keys, final_indices,
+        total;
+};
+
+template <typename U, typename P> radix_plan make_plan(const hkk_sort_args *a)
+{
+    typedef onesweep_shape<U, P> shape;
+    radix_plan pl;
+    pl.n = (uint64_t)a->length * (uint64_t)a->rows;
+    pl.key_passes = (int)sizeof(U);
+    int row_bits = 0;
+    while (row_bits < 64 && ((uint64_t)1 << row_bits) < (uint64_t)a->rows)
+        row_bits++;
+    pl.passes = pl.key_passes + (row_bits + 7) / 8;
+    pl.tile = (uint64_t)shape::TILE;
+    pl.portion_keys = PORTION_LIMIT / pl.tile * pl.tile;
+    pl.portions = (pl.n + pl.portion_keys - 1) / pl.portion_keys;
+    const uint64_t tiles = (pl.n + pl.tile - 1) / pl.tile;
+    pl.status_tiles = tiles < pl.portion_keys / pl.tile ? tiles : pl.portion_keys / pl.tile;
+    pl.gather = !a->flat[0];
+    pl.keep_first = a->in_place && a->flat[0]; // the input is the output: the last pass must not read it
+    pl.keys_via_scratch = a->keys && (!a->flat[1] || (pl.keep_first && pl.passes == 1));
+    pl.indices_via_scratch = a->indices && !a->flat[2];
+    const bool payload = payload_of<P>::present;
+    size_t at = 0;
+    auto take = [&](size_t bytes) {
+        const size_t here = at;
+        at += round_up(bytes);
+        return here;
+    };
+    pl.ctrl = take(sizeof(sort_ctrl));
+    pl.hist = take((size_t)pl.portions * pl.passes * RADIX * sizeof(uint32_t));
+    pl.bases = take((size_t)pl.portions * pl.passes * RADIX * sizeof(uint64_t));
+    pl.counter = take(16 + (size_t)pl.status_tiles * RADIX * sizeof(uint32_t)); // counter, then the states
+    pl.status = pl.counter + 16;
+    pl.keys_a = take((size_t)pl.n * sizeof(U));
+    pl.keys_b = take((size_t)pl.n * sizeof(U));
+    pl.vals_a = payload ? take((size_t)pl.n * sizeof(P)) : 0;
+    pl.vals_b = payload ? take((size_t)pl.n * sizeof(P)) : 0;
+    pl.gathered = pl.gather ? take((size_t)pl.n * sizeof(U)) : 0;
+    pl.final_keys = pl.keys_via_scratch ? take((size_t)pl.n * sizeof(U)) : 0;
+    pl.final_indices = pl.indices_via_scratch ? take((size_t)pl.n * sizeof(int64_t)) : 0;
+    pl.total = at;
+    return pl;
+}
+
+template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
+{
+    const radix_plan pl = make_plan<U, P>(a);
+    char *base = static_cast<char *>(scratch);
+    hipStream_t stream = hk_vendor_stream(l);
+    int e;
+
+    radix_params p;
+    p.in = a->in;
+    p.in_stride = a->flat_stride[0];
+    if (pl.gather) {
+        if ((e = raw_copy<U>(l, a->in, base + pl.gathered, pl.n, full_layout(a, 0, true))) != 0)
+            return e;
+        p.in = base + pl.gathered;
+        p.in_stride = 1;
+    }
+    p.keys_buf[0] = base + pl.keys_a;
+    p.keys_buf[1] = base + pl.keys_b;
+    p.vals_buf[0] = payload_of<P>::present ? base + pl.vals_a : nullptr;
+    p.vals_buf[1] = payload_of<P>::present ? base + pl.vals_b : nullptr;
+    p.final_keys = a->keys;
+    p.final_keys_stride = a->flat_stride[1];
+    if (pl.keys_via_scratch) {
+        p.final_keys = base + pl.final_keys;
+        p.final_keys_stride = 1;
+    }
+    p.final_indices = a->indices;
+    p.final_indices_stride = a->flat_stride[2];
+    if (pl.indices_via_scratch) {
+        p.final_indices = reinterpret_cast<int64_t *>(base + pl.final_indices);
+        p.final_indices_stride = 1;
+    }
+    p.n = pl.n;
+    p.N = (uint64_t)a->length;
+    p.kind = key_kind(a->dtype);
+    p.key_passes = pl.key_passes;
+    p.passes = pl.passes;
+    p.portion_keys = pl.portion_keys;
+    p.ctrl = reinterpret_cast<const sort_ctrl *>(base + pl.ctrl);
+    p.bases = reinterpret_cast<const uint64_t *>(base + pl.bases);
+    uint32_t *hist = reinterpret_cast<uint32_t *>(base + pl.hist);
+
+    // Histograms of every pass.
+    hipError_t he = hipMemsetAsync(hist, 0, (size_t)pl.portions * pl.passes * RADIX * sizeof(uint32_t), stream);
+    if (he != hipSuccess)
+        return (int)he;
+    uint64_t blocks_per_portion = (uint64_t)l->multiprocessor_count * 2 / pl.portions;
+    if (blocks_per_portion == 0)
+        blocks_per_portion = 1;
+    const uint64_t portion_len = pl.n < pl.portion_keys ? pl.n : pl.portion_keys;
+    uint64_t chunk = (portion_len + blocks_per_portion - 1) / blocks_per_portion;
+    chunk = (chunk + pl.tile - 1) / pl.tile * pl.tile;
+    blocks_per_portion = (portion_len + chunk - 1) / chunk;
+    histogram_kernel<U><<<dim3((unsigned)blocks_per_portion, (unsigned)pl.portions), SORT_BLOCK, 0, stream>>>(
+        p, hist, chunk);
+    if ((e = hk_launch_error()) != 0)
+        return e;
+    plan_kernel<<<1, SORT_BLOCK, 0, stream>>>(hist, reinterpret_cast<uint64_t *>(base + pl.bases),
+                                              reinterpret_cast<sort_ctrl *>(base + pl.ctrl), pl.passes,
+                                              (int)pl.portions, pl.n, pl.keep_first ? 1 : 0);
+    if ((e = hk_launch_error()) != 0)
+        return e;
+
+    uint32_t *counter = reinterpret_cast<uint32_t *>(base + pl.counter);
+    uint32_t *status = reinterpret_cast<uint32_t *>(base + pl.status);
+    for (int pass = 0; pass < pl.passes; pass++)
+        for (uint64_t portion = 0; portion < pl.portions; portion++) {
+            const uint64_t start = portion * pl.portion_keys;
+            const uint64_t len = pl.n - start < pl.portion_keys ? pl.n - start : pl.portion_keys;
+            const uint64_t tiles = (len + pl.tile - 1) / pl.tile;
+            he = hipMemsetAsync(counter, 0, 16 + (size_t)tiles * RADIX * sizeof(uint32_t), stream);
+            if (he != hipSuccess)
+                return (int)he;
+            onesweep_kernel<U, P><<<dim3((unsigned)tiles), SORT_BLOCK, 0, stream>>>(p, pass, portion, counter,
+                                                                                    status);
+            if ((e = hk_launch_error()) != 0)
+                return e;
+        }
+
+    if (pl.keys_via_scratch && (e = raw_copy<U>(l, p.final_keys, a->keys, pl.n, full_layout(a, 1, false))) != 0)
+        return e;
+    if (pl.indices_via_scratch &&
+        (e = raw_copy<uint64_t>(l, p.final_indices, a->indices, pl.n, full_layout(a, 2, false))) != 0)
+        return e;
+    return 0;
+}
+
+enum payload_choice { NONE, U32, U64 };
+
+payload_choice choose_payload(const hkk_sort_args *a)
+{
+    if (!a->indices && a->rows == 1)
+        return NONE;
+    const uint64_t n = (uint64_t)a->length * (uint64_t)a->rows;
+    return n <= 0xffffffffull ? U32 : U64;
+}
+
+template <typename U> bool use_block_sort(const hkk_sort_args *a)
+{
+    return a->length <= block_sort_limits<U>::CAP;
+}
+
+template <typename U> size_t scratch_for(const hkk_sort_args *a)
+{
+    if (use_block_sort<U>(a))
+        return 0;
+    switch (choose_payload(a)) {
+    case NONE: return make_plan<U, no_payload>(a).total;
+    case U32: return make_plan<U, uint32_t>(a).total;
+    case U64: return make_plan<U, uint64_t>(a).total;
+    }
+    return 0;
+}
+
+template <typename U> int sort_typed(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
+{
+    if (use_block_sort<U>(a))
+        return block_sort<U>(l, a);
+    switch (choose_payload(a)) {
+    case NONE: return radix_sort<U, no_payload>(l, a, scratch);
+    case U32: return radix_sort<U, uint32_t>(l, a, scratch);
+    case U64: return radix_sort<U, uint64_t>(l, a, scratch);
+    }
+    return (int)hipErrorInvalidValue;
+}
+
+} // namespace
+
+#define HK_SORT_DISPATCH(dtype, fn, ...)                                                                               \
+    switch (dtype) {                                                                                                   \
+    case HK_BOOL:                                                                                                      \
+    case HK_INT8:                                                                                                      \
+    case HK_UINT8: return fn<uint8_t>(__VA_ARGS__);                                                                    \
+    case HK_FLOAT16: return fn<uint16_t>(__VA_ARGS__);                                                                 \
+    case HK_INT32:                                                                                                     \
+    case HK_UINT32:                                                                                                    \
+    case HK_FLOAT32: return fn<uint32_t>(__VA_ARGS__);                                                                 \
+    case HK_INT64:                                                                                                     \
+    case HK_UINT64:                                                                                                    \
+    case HK_FLOAT64: return fn<uint64_t>(__VA_ARGS__);                                                                 \
+    }
+
+extern "C" size_t hkk_sort_scratch_bytes(const hkk_launch *l, const hkk_sort_args *a)
+{
+    (void)l;
+    HK_SORT_DISPATCH(a->dtype, scratch_for, a);
+    return 0;
+}
+
+extern "C" int hkk_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
+{
+    HK_SORT_DISPATCH(a->dtype, sort_typed, l, a, scratch);
+    return (int)hipErrorInvalidValue;
+}
