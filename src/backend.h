@@ -9,6 +9,8 @@
 #include "internal.h"
 
 struct hkk_layout; /* hip_kernels/kernels.h */
+struct hkk_matmul_args; /* hip_kernels/kernels_matmul.h */
+struct hkk_take_args;
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
@@ -41,6 +43,10 @@ typedef struct hk__backend {
     /* dst = convert(src) over a coalesced layout (struct hkk_layout of hip_kernels/kernels.h) */
     hk_status (*copy_array)(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
                             void *dst, size_t n, const struct hkk_layout *layout);
+    /* matmul family (issue 3; GPU: src/matmul_gpu.c): out = a @ b (use_vendor: the vendor BLAS, else the
+     * own kernel); numpy.take (axis, normalised, only names the axis in messages) */
+    hk_status (*matmul)(const char *fn, void *stream, const struct hkk_matmul_args *args, int use_vendor);
+    hk_status (*take)(const char *fn, void *stream, const struct hkk_take_args *args, int axis);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

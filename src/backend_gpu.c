@@ -3,6 +3,7 @@
 #include "../hip_kernels/kernels.h"
 #include "backend.h"
 #include "gpu/gpu.h"
+#include "matmul_internal.h" /* matmul family (issue 3) */
 
 #define GPU_CALL(fn, call)                                                                                             \
     do {                                                                                                               \
@@ -165,6 +166,8 @@ static hk_status copy_array(const char *fn, void *stream, hk_dtype src_dtype, hk
 static const hk__backend gpu_backend = {
     device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order,   copy,
     set,          fill,           iota,       axpy,         binary,      sum,         random_numbers, copy_array,
+    /* matmul family (issue 3) */
+    hk__gpu_matmul, hk__gpu_take,
 };
 
 const hk__backend *hk__backend_current(void)
