@@ -12,6 +12,8 @@ struct hkk_layout; /* hip_kernels/kernels.h */
 struct hkk_ew_call; /* hip_kernels/kernels_elementwise.h */
 struct hkk_scan_args; /* hip_kernels/kernels_scan_sort.h */
 struct hkk_sort_args;
+struct hkk_matmul_args; /* hip_kernels/kernels_matmul.h */
+struct hkk_take_args;
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
@@ -50,6 +52,10 @@ typedef struct hk__backend {
     /* scan_sort (issue 3): hk_scan and hk_sort, arguments validated (src/scan_sort.c) */
     hk_status (*scan)(const char *fn, void *stream, const struct hkk_scan_args *args);
     hk_status (*sort)(const char *fn, void *stream, const struct hkk_sort_args *args);
+    /* matmul family (issue 3; GPU: src/matmul_gpu.c): out = a @ b (use_vendor: the vendor BLAS, else the
+     * own kernel); numpy.take (axis, normalised, only names the axis in messages) */
+    hk_status (*matmul)(const char *fn, void *stream, const struct hkk_matmul_args *args, int use_vendor);
+    hk_status (*take)(const char *fn, void *stream, const struct hkk_take_args *args, int axis);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

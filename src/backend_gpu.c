@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "gpu/gpu.h"
 #include "scan_sort_internal.h"
+#include "matmul_internal.h" /* matmul family (issue 3) */
 
 #define GPU_CALL(fn, call)                                                                                             \
     do {                                                                                                               \
@@ -178,6 +179,8 @@ static const hk__backend gpu_backend = {
     elementwise,
     /* scan_sort (issue 3) */
     hk__gpu_scan, hk__gpu_sort,
+    /* matmul family (issue 3) */
+    hk__gpu_matmul, hk__gpu_take,
 };
 
 const hk__backend *hk__backend_current(void)

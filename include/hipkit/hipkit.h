@@ -413,6 +413,59 @@ HK_API hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_a
  * (in-place sort); other overlaps are refused. */
 HK_API hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *indices_out,
                          hk_stream stream);
+/* ---- matmul (issue 3) */
+
+typedef enum hk_matmul_engine {
+    HK_MATMUL_AUTO = 0,  /* the vendor BLAS when hipkit was built with one and it loads, else the own kernel */
+    HK_MATMUL_OWN = 1,   /* hipkit's tiled HIP kernel */
+    HK_MATMUL_VENDOR = 2 /* cuBLAS (CUDA) / rocBLAS (ROCm); HK_ERROR_NOT_SUPPORTED if absent */
+} hk_matmul_engine;
+
+/* Whether the vendor BLAS is usable here (built with it, and the library loads): 1 or 0. The library is
+ * opened on first use with dlopen (libcublas.so.13, .so.12 or libcublas.so on NVIDIA; librocblas.so.5,
+ * .4, .3, .0 or librocblas.so on AMD, which must use the same HIP runtime as hipkit), never linked, so
+ * hipkit loads without it. CMake's HIPKIT_VENDOR_BLAS=OFF builds without the vendor path; the
+ * environment variable HIPKIT_VENDOR_BLAS=0 (read once, at the first matmul call) turns it off at run
+ * time. Does not need a GPU: a library that loads counts as available. */
+HK_API hk_status hk_matmul_vendor_available(int *available);
+
+/* out = a @ b, NumPy's matmul for ndim >= 2: a (..., M, K), b (..., K, N), out (..., M, N); the batch
+ * dimensions broadcast (NumPy's rules; out's batch shape is exactly the broadcast shape). float32 and
+ * float64, all three the same dtype (different dtypes: HK_ERROR_INVALID_ARGUMENT, cast first with
+ * hk_copy_array; other dtypes: HK_ERROR_NOT_SUPPORTED). Any strides, negative and 0 included, except
+ * that out must not write one element twice (a 0 stride on an extent above 1 is refused). The own
+ * kernel reads strided views directly; the vendor path passes row- and column-major views as
+ * transposes and copies any other operand (or out) through contiguous pool scratch. float32 is
+ * computed in full float32 precision: no TF32 (cuBLAS runs in its default math mode, whose float32
+ * GEMM computes in float32). K == 0 gives zeros (with every engine this is done by the own kernel).
+ * out must not overlap a or b. Asynchronous on `stream`; the vendor handle is per device, bound to
+ * `stream` for the call, and shared safely between threads. */
+HK_API hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, hk_matmul_engine engine,
+                           hk_stream stream);
+
+typedef enum hk_take_mode {
+    HK_TAKE_RAISE = 0, /* an index out of range: HK_ERROR_INVALID_ARGUMENT naming it (this mode waits for
+                          the stream to find out) */
+    HK_TAKE_WRAP = 1,  /* indices wrap around (NumPy mode='wrap') */
+    HK_TAKE_CLIP = 2   /* indices clip to the range (NumPy mode='clip') */
+} hk_take_mode;
+
+/* out = numpy.take(in, indices, axis, mode): out's shape is in.shape[:axis] + indices.shape +
+ * in.shape[axis+1:], dtype in's (any of the ten; elements are copied as bytes); indices int64 (any
+ * view, 0-d included; other dtypes: HK_ERROR_INVALID_ARGUMENT). axis in 0..in->ndim-1 (negative counts
+ * from the end; a 0-d in has no axis). Index i of an axis of size n, as NumPy's take:
+ *   RAISE: -n <= i < n is valid, negative counts from the end; any other value fails the call with
+ *          HK_ERROR_INVALID_ARGUMENT ("index 7 is out of bounds for axis 1 with size 5", naming the
+ *          first bad index in the C order of indices) after synchronizing `stream`; out is then left
+ *          unwritten (the indices are checked before anything is copied).
+ *   WRAP:  i mod n (Python's modulo: -1 is n-1, n is 0).
+ *   CLIP:  clipped to 0..n-1, so negative indices give 0 (NumPy's mode='clip' disables negative
+ *          indexing; this differs from RAISE and WRAP, where -1 is the last element).
+ * Taking from an empty axis is an error when the result is not empty (NumPy's rule; an empty result
+ * is success without a launch, even in RAISE mode). out must not overlap in or indices, nor write one
+ * element twice. */
+HK_API hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const hk_array *out,
+                         hk_take_mode mode, hk_stream stream);
 
 /* ------------------------------------------------- user kernels (run time) */
 

@@ -1,0 +1,96 @@
+// take.hip: numpy.take along an axis. Elements are copied as bytes, so one kernel per unit size
+// (1, 2, 4, 8 or 16 bytes) serves all ten dtypes; the host widens the unit when whole rows after
+// the axis are contiguous (a row gather of float32 moves 16-byte units). The index normalisation
+// of each mode is one device function; RAISE checks every index first in a separate pass, so the
+// gather never reads outside `in`.
+#include "gpu/gpu.h"
+#include "hipkit_device.h"
+#include "kernels_matmul.h"
+#include "launch.h"
+
+namespace
+{
+
+struct alignas(16) unit16 {
+    uint64_t lo, hi;
+};
+
+// NumPy's take: RAISE (already checked) counts negatives from the end; WRAP is Python's modulo;
+// CLIP clamps to 0..n-1 (negatives give 0). The final clamp only guards RAISE against indices
+// that changed after the check.
+HK_DEVICE int64_t normalise(int64_t j, int64_t n, int mode)
+{
+    if (mode == HK_TAKE_WRAP) {
+        j %= n;
+        return j < 0 ? j + n : j;
+    }
+    if (mode == HK_TAKE_RAISE && j < 0)
+        j += n;
+    return j < 0 ? 0 : j >= n ? n - 1 : j;
+}
+
+template <typename U> __global__ void take_kernel(const U *in, U *out, const int64_t *indices, hkk_take_args p)
+{
+    for (size_t i = hk_global_index(); i < (size_t)p.count; i += hk_grid_stride()) {
+        size_t rest = i;
+        int64_t src = 0, idx = 0, dst = 0;
+        for (int d = p.ndim - 1; d > 0; d--) {
+            const size_t extent = (size_t)p.shape[d];
+            const int64_t c = (int64_t)(rest % extent);
+            rest /= extent;
+            src += c * p.in_strides[d];
+            idx += c * p.idx_strides[d];
+            dst += c * p.out_strides[d];
+        }
+        src += (int64_t)rest * p.in_strides[0];
+        idx += (int64_t)rest * p.idx_strides[0];
+        dst += (int64_t)rest * p.out_strides[0];
+        const int64_t j = normalise(indices[idx], p.axis_size, p.mode);
+        out[dst] = in[src + j * p.axis_stride];
+    }
+}
+
+__global__ void take_check_kernel(const int64_t *indices, hkk_take_args p, unsigned long long *first_bad)
+{
+    for (size_t i = hk_global_index(); i < (size_t)p.idx_count; i += hk_grid_stride()) {
+        size_t rest = i;
+        int64_t off = 0;
+        for (int d = p.idx_ndim - 1; d > 0; d--) {
+            const size_t extent = (size_t)p.idx_shape[d];
+            off += (int64_t)(rest % extent) * p.idx_own_strides[d];
+            rest /= extent;
+        }
+        off += (int64_t)rest * p.idx_own_strides[0];
+        const int64_t j = indices[off];
+        if (j < -p.axis_size || j >= p.axis_size)
+            atomicMin(first_bad, (unsigned long long)i);
+    }
+}
+
+template <typename U> int take_typed(const hkk_launch *l, const hkk_take_args *p)
+{
+    take_kernel<U><<<hk_grid_for(l, (size_t)p->count, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(
+        static_cast<const U *>(p->in), static_cast<U *>(p->out), p->indices, *p);
+    return hk_launch_error();
+}
+
+} // namespace
+
+extern "C" int hkk_take(const hkk_launch *l, const hkk_take_args *p)
+{
+    switch (p->unit_bytes) {
+    case 1: return take_typed<uint8_t>(l, p);
+    case 2: return take_typed<uint16_t>(l, p);
+    case 4: return take_typed<uint32_t>(l, p);
+    case 8: return take_typed<uint64_t>(l, p);
+    case 16: return take_typed<unit16>(l, p);
+    }
+    return (int)hipErrorInvalidValue;
+}
+
+extern "C" int hkk_take_check(const hkk_launch *l, const hkk_take_args *p, unsigned long long *first_bad)
+{
+    take_check_kernel<<<hk_grid_for(l, (size_t)p->idx_count, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(
+        p->indices, *p, first_bad);
+    return hk_launch_error();
+}

@@ -1,0 +1,21 @@
+/* matmul_internal.h: what the matmul family's host files share: src/matmul.c validates and lays out
+ * the problem, src/matmul_gpu.c runs it on the GPU (the backend table's matmul and take entries). */
+#ifndef HIPKIT_MATMUL_INTERNAL_H
+#define HIPKIT_MATMUL_INTERNAL_H
+
+#include "../hip_kernels/kernels_matmul.h"
+#include "internal.h"
+
+/* out = a @ b as `args` describes it; use_vendor: cuBLAS / rocBLAS (k == 0 always runs the own kernel,
+ * which writes the zeros), else hipkit's kernel. `stream` is the vendor stream. */
+hk_status hk__gpu_matmul(const char *fn, void *stream, const hkk_matmul_args *args, int use_vendor);
+
+/* numpy.take as `args` describes it; RAISE checks the indices first and waits for `stream`. `axis`
+ * (the caller's, normalised) only names the axis in the error message. */
+hk_status hk__gpu_take(const char *fn, void *stream, const hkk_take_args *args, int axis);
+
+/* Drop extent-1 dimensions, then merge neighbours that each of the `arrays` stride lists walks as one
+ * (strides[a][k] * shape[k] == strides[a][k - 1]); in place. Returns the new ndim (0: one element). */
+int hk__matmul_coalesce(int ndim, int64_t *shape, int64_t *const *strides, int arrays);
+
+#endif
