@@ -8,7 +8,8 @@
 
 #include "internal.h"
 
-struct hkk_layout; /* hip_kernels/kernels.h */
+struct hkk_layout;        /* hip_kernels/kernels.h */
+struct hkk_reduce_layout; /* hip_kernels/kernels_reduce.h */
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
@@ -41,6 +42,10 @@ typedef struct hk__backend {
     /* dst = convert(src) over a coalesced layout (struct hkk_layout of hip_kernels/kernels.h) */
     hk_status (*copy_array)(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
                             void *dst, size_t n, const struct hkk_layout *layout);
+    /* ---- reduce (issue 3): out = op over the reduced dims of a normalised layout (src/reduce.c);
+     * in and out point at the layout's origin elements */
+    hk_status (*reduce)(const char *fn, void *stream, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,
+                        const struct hkk_reduce_layout *layout, int ddof);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

@@ -1,6 +1,7 @@
 /* backend_gpu.c: the GPU device kind: vendor memory, copies, stream ordering
  * and the built-in kernels of hip_kernels/, each call's status checked. */
 #include "../hip_kernels/kernels.h"
+#include "../hip_kernels/kernels_reduce.h"
 #include "backend.h"
 #include "gpu/gpu.h"
 
@@ -162,9 +163,31 @@ static hk_status copy_array(const char *fn, void *stream, hk_dtype src_dtype, hk
     return launched(fn, hkk_copy_array(&l, src_dtype, dst_dtype, src, dst, n, layout), "launching the copy kernel");
 }
 
+/* ---- reduce (issue 3) */
+static hk_status reduce(const char *fn, void *stream, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,
+                        const hkk_reduce_layout *layout, int ddof)
+{
+    hkk_launch l = launch_for(stream);
+    size_t scratch_bytes = hkk_reduce_scratch_bytes(&l, op, in_dtype, in, layout);
+    void *scratch = NULL;
+    if (scratch_bytes)
+        HK_TRY(hk__pool_alloc(fn, &scratch, scratch_bytes, stream));
+    hk_status s = launched(fn, hkk_reduce(&l, op, in_dtype, in, out, scratch, layout, ddof),
+                           "launching the reduction kernels");
+    /* Stream-ordered: the scratch is reused only after the kernels on this stream. */
+    if (scratch) {
+        hk_status f = hk__pool_free(fn, scratch, stream, false);
+        if (s == HK_SUCCESS)
+            s = f;
+    }
+    return s;
+}
+
 static const hk__backend gpu_backend = {
     device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order,   copy,
     set,          fill,           iota,       axpy,         binary,      sum,         random_numbers, copy_array,
+    /* ---- reduce (issue 3) */
+    reduce,
 };
 
 const hk__backend *hk__backend_current(void)
