@@ -14,6 +14,8 @@ struct hkk_scan_args; /* hip_kernels/kernels_scan_sort.h */
 struct hkk_sort_args;
 struct hkk_matmul_args; /* hip_kernels/kernels_matmul.h */
 struct hkk_take_args;
+struct hkk_layout;        /* hip_kernels/kernels.h */
+struct hkk_reduce_layout; /* hip_kernels/kernels_reduce.h */
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 
@@ -56,6 +58,10 @@ typedef struct hk__backend {
      * own kernel); numpy.take (axis, normalised, only names the axis in messages) */
     hk_status (*matmul)(const char *fn, void *stream, const struct hkk_matmul_args *args, int use_vendor);
     hk_status (*take)(const char *fn, void *stream, const struct hkk_take_args *args, int axis);
+    /* ---- reduce (issue 3): out = op over the reduced dims of a normalised layout (src/reduce.c);
+     * in and out point at the layout's origin elements */
+    hk_status (*reduce)(const char *fn, void *stream, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,
+                        const struct hkk_reduce_layout *layout, int ddof);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

@@ -2,6 +2,7 @@
  * and the built-in kernels of hip_kernels/, each call's status checked. */
 #include "../hip_kernels/kernels.h"
 #include "../hip_kernels/kernels_elementwise.h"
+#include "../hip_kernels/kernels_reduce.h"
 #include "backend.h"
 #include "gpu/gpu.h"
 #include "scan_sort_internal.h"
@@ -170,6 +171,24 @@ static hk_status elementwise(const char *fn, void *stream, const hkk_ew_call *ca
 {
     hkk_launch l = launch_for(stream);
     return launched(fn, hkk_elementwise(&l, call), "launching the elementwise kernel");
+/* ---- reduce (issue 3) */
+static hk_status reduce(const char *fn, void *stream, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,
+                        const hkk_reduce_layout *layout, int ddof)
+{
+    hkk_launch l = launch_for(stream);
+    size_t scratch_bytes = hkk_reduce_scratch_bytes(&l, op, in_dtype, in, layout);
+    void *scratch = NULL;
+    if (scratch_bytes)
+        HK_TRY(hk__pool_alloc(fn, &scratch, scratch_bytes, stream));
+    hk_status s = launched(fn, hkk_reduce(&l, op, in_dtype, in, out, scratch, layout, ddof),
+                           "launching the reduction kernels");
+    /* Stream-ordered: the scratch is reused only after the kernels on this stream. */
+    if (scratch) {
+        hk_status f = hk__pool_free(fn, scratch, stream, false);
+        if (s == HK_SUCCESS)
+            s = f;
+    }
+    return s;
 }
 
 static const hk__backend gpu_backend = {
@@ -181,6 +200,8 @@ static const hk__backend gpu_backend = {
     hk__gpu_scan, hk__gpu_sort,
     /* matmul family (issue 3) */
     hk__gpu_matmul, hk__gpu_take,
+    /* ---- reduce (issue 3) */
+    reduce,
 };
 
 const hk__backend *hk__backend_current(void)

@@ -467,6 +467,55 @@ typedef enum hk_take_mode {
 HK_API hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const hk_array *out,
                          hk_take_mode mode, hk_stream stream);
 
+/* ---- reduce (issue 3) */
+
+typedef enum hk_reduce_op {
+    HK_REDUCE_SUM = 0,
+    HK_REDUCE_PROD,
+    HK_REDUCE_MIN,
+    HK_REDUCE_MAX,
+    HK_REDUCE_ARGMIN,
+    HK_REDUCE_ARGMAX,
+    HK_REDUCE_ANY,
+    HK_REDUCE_ALL,
+    HK_REDUCE_MEAN,
+    HK_REDUCE_VAR,
+    HK_REDUCE_STD,
+    HK_REDUCE_COUNT
+} hk_reduce_op;
+
+/* "sum", "prod", "min", "max", "argmin", "argmax", "any", "all", "mean",
+ * "var", "std"; "invalid" for values out of range. Never NULL. */
+HK_API const char *hk_reduce_op_name(hk_reduce_op op);
+
+/* Reduce `in` over the axes whose bits are set in `axes` (bit k = axis k;
+ * bits at or above in->ndim are an error; 0 = reduce nothing, i.e. a
+ * per-element op; a 0-d input reduces to itself).
+ * out: in's shape with the reduced axes removed, or kept with extent 1
+ * (keepdims: told apart by out->ndim); any strides, but no stride 0 along an
+ * extent above 1.
+ * Dtypes ("acc" is NumPy's accumulation dtype: bool, int8, int32, int64 ->
+ * int64; uint8, uint32, uint64 -> uint64; floats -> themselves; "mean" is
+ * float64 for bool and integers, the float dtype itself otherwise):
+ *   SUM PROD: out acc(in) (integers wrap around, float16 adds in float32);
+ *   MIN MAX: out in's dtype; ARGMIN ARGMAX: out int64, and `axes` names one
+ *   axis (the index along it) or all of them (the flat index, C order);
+ *   ANY ALL: out bool (NaN is true);
+ *   MEAN VAR STD: out mean(in), accumulated in float32 for float16 and
+ *   float32, in float64 otherwise. VAR/STD merge (count, mean, M2) states
+ *   (Welford/Chan), divide M2 by max(n - ddof, 0) as NumPy does (0 gives inf
+ *   or nan), and are NaN when any element is NaN or infinite (as NumPy's);
+ *   ddof is ignored by the other ops.
+ * Empty reductions: SUM 0, PROD 1, ANY false, ALL true, MEAN/VAR/STD NaN;
+ * MIN MAX ARGMIN ARGMAX over an empty extent with a non-empty out are
+ * refused (HK_ERROR_INVALID_ARGUMENT: "zero-size reduction ... has no
+ * identity", as NumPy). NaN propagates through SUM PROD MIN MAX MEAN VAR STD;
+ * ARGMIN/ARGMAX give the first NaN's index; ties give the first index.
+ * out must not overlap in. Results are deterministic (no float atomics): the
+ * same call on the same device gives the same bits. */
+HK_API hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk_array *out, int ddof,
+                           hk_stream stream);
+
 /* ------------------------------------------------- user kernels (run time) */
 
 /* Write a kernel once in HIP C++; hipkit compiles it at run time (hiprtc on

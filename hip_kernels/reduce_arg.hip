@@ -1,0 +1,26 @@
+// reduce_arg.hip: ARGMIN and ARGMAX of hk_reduce ((value, index) states: the
+// first NaN, else the first extreme) for the ten dtypes (the kernels are in
+// reduce_skeleton.h).
+#include "reduce_skeleton.h"
+
+namespace
+{
+
+template <hk_dtype D> int arg_family(hk_reduce_op op, const hkr::Call &call)
+{
+    switch (op) {
+    case HK_REDUCE_ARGMIN: return call(hkr::ArgOp<D, false>{});
+    case HK_REDUCE_ARGMAX: return call(hkr::ArgOp<D, true>{});
+    default: return (int)hipErrorInvalidValue;
+    }
+}
+
+} // namespace
+
+extern "C" int hkk__reduce_arg_family(const hkk_launch *l, hk_reduce_op op, hk_dtype in_dtype, const void *in,
+                                      void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
+                                      size_t *query)
+{
+    const hkr::Call call = {l, in, out, scratch, layout, ddof, query};
+    HKR_DISPATCH_DTYPE(in_dtype, arg_family, op, call)
+}

@@ -1,0 +1,25 @@
+// reduce_minmax.hip: MIN and MAX of hk_reduce (NaN-propagating) for the ten
+// dtypes (the kernels are in reduce_skeleton.h).
+#include "reduce_skeleton.h"
+
+namespace
+{
+
+template <hk_dtype D> int minmax_family(hk_reduce_op op, const hkr::Call &call)
+{
+    switch (op) {
+    case HK_REDUCE_MIN: return call(hkr::ExtremeOp<D, false>{});
+    case HK_REDUCE_MAX: return call(hkr::ExtremeOp<D, true>{});
+    default: return (int)hipErrorInvalidValue;
+    }
+}
+
+} // namespace
+
+extern "C" int hkk__reduce_minmax_family(const hkk_launch *l, hk_reduce_op op, hk_dtype in_dtype, const void *in,
+                                         void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
+                                         size_t *query)
+{
+    const hkr::Call call = {l, in, out, scratch, layout, ddof, query};
+    HKR_DISPATCH_DTYPE(in_dtype, minmax_family, op, call)
+}
