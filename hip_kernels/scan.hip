@@ -294,12 +294,14 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
     // per k, and the tile's aggregate.
     A running = identity, thread_prefix[R];
 #pragma unroll
-    for (int k = 0; k < R; k++)
+    for (int k = 0; k < R; k++) {
+        thread_prefix[k] = identity;
         for (int w = 0; w < warps; w++) {
             if (w == warp)
                 thread_prefix[k] = op(running, warp_exclusive[k]);
             running = op(running, s_warp[k][w]);
         }
+    }
     const A aggregate = running;
 
     if (warp == 0) {
