@@ -520,8 +520,8 @@ bool check_matmul(const MatmulCase &c, hk_matmul_engine engine, std::mt19937_64 
         for (int64_t i = 0; i < M; i++)
             for (int64_t p = 0; p < K; p++) {
                 const Acc x = A[static_cast<size_t>(i * K + p)], ax = x < 0 ? -x : x;
-                Acc *r = &ref[static_cast<size_t>(i * N)], *m = &mag[static_cast<size_t>(i * N)];
-                const Acc *brow = &B[static_cast<size_t>(p * N)], *arow = &absB[static_cast<size_t>(p * N)];
+                Acc *r = ref.data() + i * N, *m = mag.data() + i * N;
+                const Acc *brow = B.data() + p * N, *arow = absB.data() + p * N;
                 for (int64_t j = 0; j < N; j++) {
                     r[j] += x * brow[j];
                     m[j] += ax * arow[j];
