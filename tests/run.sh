@@ -8,7 +8,8 @@
 #   HIPKIT_TEST_PLATFORMS=nvidia bash tests/run.sh
 #   HIPKIT_REQUIRE_GPU=1 bash tests/run.sh   # on a GPU machine: nothing may skip
 #
-# Environment: PYTHON (default python3), HIPKIT_GTEST_SOURCE_DIR, HIPKIT_BUILD_ROOT (default build/).
+# Environment: PYTHON (default python3), HIPKIT_GTEST_SOURCE_DIR, HIPKIT_BUILD_ROOT (default build/),
+# HIPKIT_GPU_TARGETS (default: the CMake default list).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -33,6 +34,8 @@ fi
 
 gtest_args=()
 [ -n "${HIPKIT_GTEST_SOURCE_DIR:-}" ] && gtest_args=(-DHIPKIT_GTEST_SOURCE_DIR="$HIPKIT_GTEST_SOURCE_DIR")
+# HIPKIT_GPU_TARGETS=90 (say) builds for one architecture only: quicker on a GPU machine.
+[ -n "${HIPKIT_GPU_TARGETS:-}" ] && gtest_args+=(-DHIPKIT_GPU_TARGETS="$HIPKIT_GPU_TARGETS")
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 
