@@ -171,6 +171,8 @@ static hk_status elementwise(const char *fn, void *stream, const hkk_ew_call *ca
 {
     hkk_launch l = launch_for(stream);
     return launched(fn, hkk_elementwise(&l, call), "launching the elementwise kernel");
+}
+
 /* ---- reduce (issue 3) */
 static hk_status reduce(const char *fn, void *stream, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,
                         const hkk_reduce_layout *layout, int ddof)
