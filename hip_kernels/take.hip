@@ -29,13 +29,16 @@ HK_DEVICE int64_t normalise(int64_t j, int64_t n, int mode)
     return j < 0 ? 0 : j >= n ? n - 1 : j;
 }
 
-template <typename U> __global__ void take_kernel(const U *in, U *out, const int64_t *indices, hkk_take_args p)
+// I: the index type of the decomposition, 32-bit when out has fewer than 2^32 units (the divisions
+// are then several times cheaper than 64-bit ones).
+template <typename U, typename I> __global__ void take_kernel(const U *in, U *out, const int64_t *indices, hkk_take_args p)
 {
-    for (size_t i = hk_global_index(); i < (size_t)p.count; i += hk_grid_stride()) {
-        size_t rest = i;
+    const I count = (I)p.count;
+    for (I i = (I)hk_global_index(); i < count; i += (I)hk_grid_stride()) {
+        I rest = i;
         int64_t src = 0, idx = 0, dst = 0;
         for (int d = p.ndim - 1; d > 0; d--) {
-            const size_t extent = (size_t)p.shape[d];
+            const I extent = (I)p.shape[d];
             const int64_t c = (int64_t)(rest % extent);
             rest /= extent;
             src += c * p.in_strides[d];
@@ -69,8 +72,14 @@ __global__ void take_check_kernel(const int64_t *indices, hkk_take_args p, unsig
 
 template <typename U> int take_typed(const hkk_launch *l, const hkk_take_args *p)
 {
-    take_kernel<U><<<hk_grid_for(l, (size_t)p->count, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(
-        static_cast<const U *>(p->in), static_cast<U *>(p->out), p->indices, *p);
+    const dim3 grid = hk_grid_for(l, (size_t)p->count, HK_BLOCK);
+    // 32-bit indexing needs the count and the last grid-stride step below 2^32.
+    if ((uint64_t)p->count + (uint64_t)grid.x * HK_BLOCK <= UINT32_MAX)
+        take_kernel<U, uint32_t><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(
+            static_cast<const U *>(p->in), static_cast<U *>(p->out), p->indices, *p);
+    else
+        take_kernel<U, uint64_t><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(
+            static_cast<const U *>(p->in), static_cast<U *>(p->out), p->indices, *p);
     return hk_launch_error();
 }
 

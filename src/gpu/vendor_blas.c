@@ -52,6 +52,13 @@ static struct {
     int (*dgemm)(void *handle, int transa, int transb, int64_t m, int64_t n, int64_t k, const double *alpha,
                  const double *a, int64_t lda, long long stride_a, const double *b, int64_t ldb, long long stride_b,
                  const double *beta, double *c, int64_t ldc, long long stride_c, int64_t batch);
+    /* single products go through plain GEMM, so cuBLAS's choice is exactly the one cublasSgemm makes */
+    int (*sgemm1)(void *handle, int transa, int transb, int64_t m, int64_t n, int64_t k, const float *alpha,
+                  const float *a, int64_t lda, const float *b, int64_t ldb, const float *beta, float *c,
+                  int64_t ldc); /* optional */
+    int (*dgemm1)(void *handle, int transa, int transb, int64_t m, int64_t n, int64_t k, const double *alpha,
+                  const double *a, int64_t lda, const double *b, int64_t ldb, const double *beta, double *c,
+                  int64_t ldc); /* optional */
     const char *(*status_name)(int status);   /* optional */
     const char *(*status_string)(int status); /* optional */
 } api;
@@ -63,8 +70,9 @@ static struct {
         (void **)&api.dgemm, "cublasDgemmStridedBatched_64"                                                            \
     }
 #define OPTIONAL_SYMBOLS                                                                                               \
-    {(void **)&api.status_name, "cublasGetStatusName"}, {                                                              \
-        (void **)&api.status_string, "cublasGetStatusString"                                                           \
+    {(void **)&api.status_name, "cublasGetStatusName"}, {(void **)&api.status_string, "cublasGetStatusString"},        \
+        {(void **)&api.sgemm1, "cublasSgemm_v2_64"}, {                                                                 \
+        (void **)&api.dgemm1, "cublasDgemm_v2_64"                                                                      \
     }
 
 static void describe_status(int status, char *out, size_t size)
@@ -314,16 +322,24 @@ static hk_status run_gemm(const char *fn, void *handle, void *stream, hk_dtype d
         s = vendor_failed(fn, st, "cublasSetWorkspace");
     else if (dtype == HK_FLOAT32) {
         const float one = 1.0f, zero = 0.0f;
-        st = api.sgemm(handle, ta, tb, m, n, k, &one, (const float *)a, lda, sa, (const float *)b, ldb, sb, &zero,
-                       (float *)c, ldc, sc, batch);
+        if (batch == 1 && api.sgemm1)
+            st = api.sgemm1(handle, ta, tb, m, n, k, &one, (const float *)a, lda, (const float *)b, ldb, &zero,
+                            (float *)c, ldc);
+        else
+            st = api.sgemm(handle, ta, tb, m, n, k, &one, (const float *)a, lda, sa, (const float *)b, ldb, sb,
+                           &zero, (float *)c, ldc, sc, batch);
         if (!is_success(st))
-            s = vendor_failed(fn, st, "cublasSgemmStridedBatched_64");
+            s = vendor_failed(fn, st, batch == 1 && api.sgemm1 ? "cublasSgemm_v2_64" : "cublasSgemmStridedBatched_64");
     } else {
         const double one = 1.0, zero = 0.0;
-        st = api.dgemm(handle, ta, tb, m, n, k, &one, (const double *)a, lda, sa, (const double *)b, ldb, sb, &zero,
-                       (double *)c, ldc, sc, batch);
+        if (batch == 1 && api.dgemm1)
+            st = api.dgemm1(handle, ta, tb, m, n, k, &one, (const double *)a, lda, (const double *)b, ldb, &zero,
+                            (double *)c, ldc);
+        else
+            st = api.dgemm(handle, ta, tb, m, n, k, &one, (const double *)a, lda, sa, (const double *)b, ldb, sb,
+                           &zero, (double *)c, ldc, sc, batch);
         if (!is_success(st))
-            s = vendor_failed(fn, st, "cublasDgemmStridedBatched_64");
+            s = vendor_failed(fn, st, batch == 1 && api.dgemm1 ? "cublasDgemm_v2_64" : "cublasDgemmStridedBatched_64");
     }
     if (ws) {
         hk_status f = hk__pool_free(fn, ws, stream, false); /* stream-ordered: after the GEMM */
