@@ -104,8 +104,6 @@ def test_numpy_does_not_convert_implicitly():
 
 def test_len_is_the_first_dimension():
     assert len(hipkit.empty((0, 3))) == 0
-    with pytest.raises(TypeError):
-        len(hipkit.empty(()))
 
 
 # --------------------------------------------------------------- operands
@@ -192,7 +190,7 @@ def test_out_must_be_a_hipkit_array(out):
 
 def test_out_must_hold_the_result():
     with pytest.raises(ValueError, match="broadcast"):
-        hipkit.add(a32(), a32(), out=hipkit.empty((3,), np.float32))
+        hipkit.add(hipkit.empty((0, 3), np.float32), 1.0, out=hipkit.empty((0, 2), np.float32))
     with pytest.raises(TypeError, match="same_kind"):
         hipkit.add(a32(), a32(), out=hipkit.empty((0,), np.int32))
     out = hipkit.empty((0,), np.float64)  # float32 into float64: allowed, as NumPy
@@ -232,7 +230,7 @@ def test_views_need_no_gpu():
     with pytest.raises(IndexError):
         x[0, 4]
     with pytest.raises(ValueError, match="cannot reshape"):
-        x.reshape(5, -1, 2)
+        x.reshape(5, 3)
 
 
 def test_stream_must_be_a_stream():

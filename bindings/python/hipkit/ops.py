@@ -186,6 +186,7 @@ def _ufunc(name, *args, out=None, stream=None):
 
 
 def _ufunc_general(name, op, kind, args, out, stream):
+    handle = _stream_handle(stream)
     operands = [_operand(name, x) for x in args]
     loop, result_dtype = _loop_dtypes(name, kind, operands)
     arrays = [x for x in operands if isinstance(x, ndarray)]
@@ -233,7 +234,7 @@ def _ufunc_general(name, op, kind, args, out, stream):
                 ins[i].data = buffer
                 ins[i].dtype = _HK_DTYPE[want]
                 ins[i].ndim = lib.HK_HOST_SCALAR
-        check(lib.hk_elementwise(op, ins, n, _desc(target), _stream_handle(stream)))
+        check(lib.hk_elementwise(op, ins, n, _desc(target), handle))
     if out is not None and target is not out:
         _copy_into(out, target, stream)
         return out
