@@ -919,8 +919,14 @@ TEST_F(ElementwiseOnGpu, FloatFloorDivideAndRemainderGiveNumpysAnswers)
         rf(rem.begin(), rem.end());
     expect_bits(run_values<float>(HK_OP_FLOOR_DIVIDE, {af, bf}, HK_FLOAT32, HK_FLOAT32), fdf, "float32 //");
     expect_bits(run_values<float>(HK_OP_REMAINDER, {af, bf}, HK_FLOAT32, HK_FLOAT32), rf, "float32 %");
-    std::vector<_Float16> ah(a.begin(), a.end()), bh(b.begin(), b.end()), fdh(fdiv.begin(), fdiv.end()),
-        rh(rem.begin(), rem.end());
+    // GCC 13 allows double -> _Float16 only as an explicit conversion: convert one by one.
+    auto halves = [](const std::vector<double> &v) {
+        std::vector<_Float16> h;
+        for (double x : v)
+            h.push_back(static_cast<_Float16>(static_cast<float>(x)));
+        return h;
+    };
+    std::vector<_Float16> ah = halves(a), bh = halves(b), fdh = halves(fdiv), rh = halves(rem);
     expect_bits(run_values<_Float16>(HK_OP_FLOOR_DIVIDE, {ah, bh}, HK_FLOAT16, HK_FLOAT16), fdh, "float16 //");
     expect_bits(run_values<_Float16>(HK_OP_REMAINDER, {ah, bh}, HK_FLOAT16, HK_FLOAT16), rh, "float16 %");
 }
