@@ -393,6 +393,7 @@ _REDUCE_OPS = {
     "argmin": lib.HK_REDUCE_ARGMIN, "argmax": lib.HK_REDUCE_ARGMAX, "any": lib.HK_REDUCE_ANY,
     "all": lib.HK_REDUCE_ALL, "mean": lib.HK_REDUCE_MEAN, "var": lib.HK_REDUCE_VAR, "std": lib.HK_REDUCE_STD,
 }
+_SUM_DTYPES = (lib.HK_FLOAT32, lib.HK_FLOAT64)
 _NUMPY_NAME = {"min": "minimum", "max": "maximum", "argmin": "argmin", "argmax": "argmax"}
 
 
@@ -435,7 +436,12 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, st
         _check_device(name, x)
     target = out if out is not None and out.dtype == result_dtype and not _overlaps(out, x) else \
         ndarray._empty(shape, result_dtype)
-    check(lib.hk_reduce(_REDUCE_OPS[name], _desc(x), mask, _desc(target), ddof, _stream_handle(stream)))
+    if name == "sum" and x._contiguous and x._hk_dtype in _SUM_DTYPES and target._contiguous and (
+            mask == (1 << x.ndim) - 1):
+        # The whole of a contiguous float array: hk_sum, the single-pass kernel at CUB's rate.
+        check(lib.hk_sum(x._hk_dtype, x.size, x._data, target._data, _stream_handle(stream)))
+    else:
+        check(lib.hk_reduce(_REDUCE_OPS[name], _desc(x), mask, _desc(target), ddof, _stream_handle(stream)))
     if out is not None and target is not out:
         _copy_into(out, target, stream)
         return out
