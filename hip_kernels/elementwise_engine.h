@@ -454,11 +454,12 @@ template <class Op, int A> int signed_and_float_dtypes(const hkk_launch *l, cons
     }
 }
 
-// Ops that only move values (copy; where's values) by element size, as raw bits.
+// Ops that only move values (copy; where's values) by element size, as raw bits (bool as 0 or 1).
 template <class Op, class In0, int A> int by_size(const hkk_launch *l, const hkk_ew_call *c)
 {
     switch (c->dtype) {
-    case HK_BOOL:
+    case HK_BOOL: // bools are normalised to 0 or 1
+        return run<Op, typename std::conditional<A == 1, t_bool, In0>::type, t_bool, A>(l, c);
     case HK_INT8:
     case HK_UINT8: return run<Op, typename std::conditional<A == 1, t_u8, In0>::type, t_u8, A>(l, c);
     case HK_FLOAT16: return run<Op, typename std::conditional<A == 1, t_raw16, In0>::type, t_raw16, A>(l, c);

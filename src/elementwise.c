@@ -247,7 +247,7 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
     size_t n_out, n_in;
     uintptr_t out_first, out_last, first[3] = {0}, last[3] = {0};
     HK_TRY(elementwise_check_view(fn, "out", out, &n_out, &out_first, &out_last));
-    char in_names[3][16];
+    char in_names[3][24];
     for (int k = 0; k < arity; k++) {
         const hk_array *in = &inputs[k];
         snprintf(in_names[k], sizeof in_names[k], "inputs[%d]", k);

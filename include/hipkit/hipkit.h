@@ -379,12 +379,14 @@ HK_API hk_status hk_op_arity(hk_op op, int *inputs);
  * divmod, e.g. -5.0 % inf == inf, -5.0 // inf == -1.0, x // 0.0 == x / 0.0); integer POWER with a
  * negative exponent gives 0 except for bases 1 and -1 (NumPy raises). MINIMUM/MAXIMUM/CLIP propagate NaN.
  * RINT: round half to even. Comparisons with NaN are false (NOT_EQUAL: true); NaN is true for LOGICAL_*.
- * float16 is computed in float32 and rounded once to float16, as NumPy does.
+ * MINIMUM/MAXIMUM of equal values (0.0 and -0.0) give the first, as NumPy's scalar loops. A bool input
+ * byte other than 0 reads as true; bool results are 0 or 1. float16 is computed in float32 and rounded
+ * once to float16, as NumPy does.
  * Overlap: out may be the same view as an input (same data, dtype, strides after broadcasting); any other
  * overlap with an input is refused, and so is an out that repeats an element (a stride of 0 over an extent
- * above 1) or has 2^62 elements or more. A contiguous fast path runs when all views are contiguous
- * (reversed or permuted alike counts too; host scalars and one-element device inputs are broadcast from
- * registers). */
+ * above 1) or has more than 2^62 elements. A contiguous fast path (16-byte accesses) runs when all views
+ * are contiguous, also when all are reversed or permuted alike; host scalars and one-element device
+ * inputs are broadcast from registers there. */
 HK_API hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const hk_array *out,
                                 hk_stream stream);
 /* ---- scan_sort (issue 3) */

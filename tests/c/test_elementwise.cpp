@@ -854,7 +854,7 @@ TEST(Elementwise, EmptyOutputsSucceedWithoutAGpuOrData)
                 in.push_back(view(nullptr, input_dtype(op, t, k), {0}));
             hk_array out = view(nullptr, output_dtype(op, t), {0});
             SCOPED_TRACE(std::string(hk_op_name(op)) + " on " + hk_dtype_name(t));
-        EXPECT_HK_OK(hk_elementwise(op, in.data(), arity(op), &out, nullptr));
+            EXPECT_HK_OK(hk_elementwise(op, in.data(), arity(op), &out, nullptr));
             hk_array out2 = view(nullptr, output_dtype(op, t), {3, 0});
             EXPECT_HK_OK(hk_elementwise(op, in.data(), arity(op), &out2, nullptr));
         }
@@ -1008,6 +1008,21 @@ TEST_F(ElementwiseOnGpu, BoolArithmeticIsLogic)
         EXPECT_EQ((run_values<uint8_t>(c.op, {a, b}, HK_BOOL, HK_BOOL)), c.want) << hk_op_name(c.op);
     EXPECT_EQ((run_values<uint8_t>(HK_OP_BITWISE_INVERT, {a}, HK_BOOL, HK_BOOL)), (std::vector<uint8_t>{1, 1, 0, 0}));
     EXPECT_EQ((run_values<uint8_t>(HK_OP_ABSOLUTE, {b}, HK_BOOL, HK_BOOL)), b);
+}
+
+// A bool byte other than 0 reads as true (NumPy never makes one, a C caller might); bool results are 0 or 1.
+TEST_F(ElementwiseOnGpu, BoolBytesOtherThanOneReadAsTrue)
+{
+    typedef std::vector<uint8_t> bytes;
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_ADD, {{0, 2, 255, 0}, {0, 0, 0, 7}}, HK_BOOL, HK_BOOL)), (bytes{0, 1, 1, 1}));
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_BITWISE_AND, {{2, 4, 0}, {1, 2, 3}}, HK_BOOL, HK_BOOL)), (bytes{1, 1, 0}));
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_EQUAL, {{2, 1, 0}, {1, 3, 0}}, HK_BOOL, HK_BOOL)), (bytes{1, 1, 1}));
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_LOGICAL_NOT, {{0, 2, 128}}, HK_BOOL, HK_BOOL)), (bytes{1, 0, 0}));
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_FLOOR, {{0, 2, 255}}, HK_BOOL, HK_BOOL)), (bytes{0, 1, 1}));
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_ABSOLUTE, {{0, 9}}, HK_BOOL, HK_BOOL)), (bytes{0, 1}));
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_ISNAN, {{0, 9}}, HK_BOOL, HK_BOOL)), (bytes{0, 0}));
+    EXPECT_EQ((run_values<uint8_t>(HK_OP_WHERE, {{2, 0, 1}, {3, 1, 0}, {0, 9, 5}}, HK_BOOL, HK_BOOL)),
+              (bytes{1, 1, 0}));
 }
 
 // Big enough that every thread of the grid loops more than once.
