@@ -459,6 +459,16 @@ template <typename T> struct alignas(16) Vec16 {
     T v[16 / sizeof(T)];
 };
 
+// The emulator checks every vector load's alignment (the GPU would fault).
+#if !defined(HKR_CHECK_ALIGNED)
+#define HKR_CHECK_ALIGNED(p) ((void)0)
+#endif
+template <typename T> HK_DEVICE Vec16<T> load16(const T *p)
+{
+    HKR_CHECK_ALIGNED(p);
+    return *reinterpret_cast<const Vec16<T> *>(p);
+}
+
 // push every element of p[0, len) (contiguous; reduced indices idx0 + j) that
 // belongs to `lane` of a group of G: an alignment head, 16-byte vectors
 // (kUnroll per trip), a tail.
@@ -473,7 +483,7 @@ HK_DEVICE typename Op::Acc push_contiguous(const Op &op, typename Op::Acc acc, c
         head = len;
     for (int64_t j = lane; j < head; j += G)
         acc = op.push(acc, p[j], idx0 + j);
-    const Vec16<In> *vp = reinterpret_cast<const Vec16<In> *>(p + head);
+    const In *vp = p + head; // 16-byte aligned
     const int64_t nvec = (len - head) / W;
     const int64_t base = idx0 + head;
     int64_t v = lane;
@@ -481,7 +491,7 @@ HK_DEVICE typename Op::Acc push_contiguous(const Op &op, typename Op::Acc acc, c
         Vec16<In> x[kUnroll];
 HKR_UNROLL
         for (int u = 0; u < kUnroll; u++)
-            x[u] = vp[v + u * (int64_t)G];
+            x[u] = load16(vp + (v + u * (int64_t)G) * W);
 HKR_UNROLL
         for (int u = 0; u < kUnroll; u++)
 HKR_UNROLL
@@ -489,7 +499,7 @@ HKR_UNROLL
                 acc = op.push(acc, x[u].v[k], base + (v + u * (int64_t)G) * W + k);
     }
     for (; v < nvec; v += G) {
-        const Vec16<In> x = vp[v];
+        const Vec16<In> x = load16(vp + v * W);
 HKR_UNROLL
         for (int k = 0; k < W; k++)
             acc = op.push(acc, x.v[k], base + v * W + k);
@@ -585,7 +595,7 @@ HKR_UNROLL
                     Vec16<In> v[kUnroll];
 HKR_UNROLL
                     for (int u = 0; u < kUnroll; u++)
-                        v[u] = *reinterpret_cast<const Vec16<In> *>(base + reduced_offset(L, r + u * (int64_t)by));
+                        v[u] = load16(base + reduced_offset(L, r + u * (int64_t)by));
 HKR_UNROLL
                     for (int u = 0; u < kUnroll; u++)
 HKR_UNROLL
@@ -593,7 +603,7 @@ HKR_UNROLL
                             acc[k] = op.push(acc[k], v[u].v[k], r + u * (int64_t)by);
                 }
                 for (; r < r1; r += by) {
-                    const Vec16<In> v = *reinterpret_cast<const Vec16<In> *>(base + reduced_offset(L, r));
+                    const Vec16<In> v = load16(base + reduced_offset(L, r));
 HKR_UNROLL
                     for (int k = 0; k < W; k++)
                         acc[k] = op.push(acc[k], v.v[k], r);

@@ -228,6 +228,12 @@ static void sync_block()
     yield_to_scheduler(AT_BLOCK_BARRIER);
 }
 
+static void check_aligned(const void *p)
+{
+    if ((uintptr_t)p % 16 != 0 && failure.empty())
+        failure = "a 16-byte vector load from an address that is not 16-byte aligned";
+}
+
 static int shuffle_down(int value, int delta)
 {
     const int t = linear_thread();
@@ -324,6 +330,7 @@ static inline _Float16 __float2half(float f)
 }
 
 #define HKR_UNROLL
+#define HKR_CHECK_ALIGNED(p) emu::check_aligned(p)
 #include "../../hip_kernels/reduce_skeleton.h"
 #include "../../src/reduce_internal.h"
 
@@ -534,5 +541,59 @@ TEST_P(ReduceEmulated, KernelsMatchTheReference)
 }
 
 INSTANTIATE_TEST_SUITE_P(WarpSizes, ReduceEmulated, ::testing::Values(32, 64));
+
+// The emulator itself: it must catch what a GPU would punish.
+TEST(ReduceEmulator, ReportsABarrierNotEveryThreadReaches)
+{
+    emu::warp_size = 32;
+    emu::failure.clear();
+    emu::launch(dim3(2), dim3(64), [] {
+        if (emu::thread_index.x != 5)
+            __syncthreads();
+    });
+    EXPECT_NE(emu::failure.find("deadlock"), std::string::npos) << emu::failure;
+    emu::failure.clear();
+    emu::launch(dim3(1), dim3(64), [] {
+        if (emu::thread_index.x < 40) // part of the second warp skips the shuffle
+            (void)hk_shfl_down(1, 1);
+    });
+    EXPECT_NE(emu::failure.find("deadlock"), std::string::npos) << emu::failure;
+    emu::failure.clear();
+}
+
+TEST(ReduceEmulator, ReportsMisalignedVectorLoads)
+{
+    alignas(16) static float data[8];
+    emu::failure.clear();
+    (void)hkr::load16(data + 4);
+    EXPECT_TRUE(emu::failure.empty()) << emu::failure;
+    (void)hkr::load16(data + 1);
+    EXPECT_NE(emu::failure.find("aligned"), std::string::npos);
+    emu::failure.clear();
+}
+
+TEST(ReduceEmulator, ShufflesAndBlockCombineFollowTheWarpSize)
+{
+    for (int ws : {32, 64}) {
+        emu::warp_size = ws;
+        emu::failure.clear();
+        std::vector<int> got(256, -1);
+        int64_t total = -1;
+        emu::launch(dim3(1), dim3(256), [&] {
+            const int t = (int)emu::thread_index.x;
+            got[(size_t)t] = hk_shfl_down(t, 1); // lane ws-1 keeps its own value
+            hkr::SumOp<HK_INT64> op;
+            static uint64_t smem[32];
+            const uint64_t sum = hkr::block_combine(op, (uint64_t)t, smem);
+            if (t == 0)
+                total = (int64_t)sum;
+        });
+        ASSERT_TRUE(emu::failure.empty()) << emu::failure;
+        for (int t = 0; t < 256; t++)
+            EXPECT_EQ(got[(size_t)t], t % ws == ws - 1 ? t : t + 1) << "thread " << t << ", warp size " << ws;
+        EXPECT_EQ(total, 255 * 256 / 2) << "warp size " << ws;
+    }
+    emu::warp_size = 32;
+}
 
 } // namespace
