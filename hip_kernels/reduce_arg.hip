@@ -21,6 +21,6 @@ extern "C" int hkk__reduce_arg_family(const hkk_launch *l, hk_reduce_op op, hk_d
                                       void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
                                       size_t *query)
 {
-    const hkr::Call call = {l, in, out, scratch, layout, ddof, query};
+    const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
     HKR_DISPATCH_DTYPE(in_dtype, arg_family, op, call)
 }

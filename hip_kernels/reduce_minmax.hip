@@ -20,6 +20,6 @@ extern "C" int hkk__reduce_minmax_family(const hkk_launch *l, hk_reduce_op op, h
                                          void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
                                          size_t *query)
 {
-    const hkr::Call call = {l, in, out, scratch, layout, ddof, query};
+    const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
     HKR_DISPATCH_DTYPE(in_dtype, minmax_family, op, call)
 }

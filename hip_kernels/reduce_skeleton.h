@@ -36,6 +36,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <atomic>
+
 #include "kernels_reduce.h"
 
 // HKR_EMULATION: tests/c/test_reduce_emulated.cpp compiles this header for
@@ -51,6 +53,7 @@
 #include <hip/hip_fp16.h>
 #endif
 #define HKR_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>>(__VA_ARGS__)
+#define HKR_UNROLL _Pragma("unroll")
 #endif
 
 namespace hkr
@@ -362,7 +365,7 @@ template <typename T> HK_DEVICE T shfl_down_state(T v, int delta)
     int w[N];
     w[N - 1] = 0;
     memcpy(w, &v, sizeof(T));
-#pragma unroll
+HKR_UNROLL
     for (int k = 0; k < N; k++)
         w[k] = hk_shfl_down(w[k], delta);
     memcpy(&v, w, sizeof(T));
@@ -415,7 +418,7 @@ HK_DEVICE int64_t reduced_offset(const hkk_reduce_layout &L, int64_t j)
     if (L.red_ndim == 1)
         return j * L.red_in[0];
     int64_t off = 0;
-#pragma unroll
+HKR_UNROLL
     for (int k = HK_MAX_DIMS - 1; k > 0; k--) {
         if (k < L.red_ndim) {
             const int64_t e = L.red_shape[k];
@@ -432,7 +435,7 @@ HK_DEVICE int64_t reduced_offset(const hkk_reduce_layout &L, int64_t j)
 HK_DEVICE void kept_offsets(const hkk_reduce_layout &L, int ndim, int64_t o, int64_t *in_off, int64_t *out_off)
 {
     int64_t a = 0, b = 0;
-#pragma unroll
+HKR_UNROLL
     for (int k = HK_MAX_DIMS - 1; k >= 0; k--) {
         if (k < ndim) {
             const int64_t e = L.kept_shape[k];
@@ -456,6 +459,16 @@ template <typename T> struct alignas(16) Vec16 {
     T v[16 / sizeof(T)];
 };
 
+// The emulator checks every vector load's alignment (the GPU would fault).
+#if !defined(HKR_CHECK_ALIGNED)
+#define HKR_CHECK_ALIGNED(p) ((void)0)
+#endif
+template <typename T> HK_DEVICE Vec16<T> load16(const T *p)
+{
+    HKR_CHECK_ALIGNED(p);
+    return *reinterpret_cast<const Vec16<T> *>(p);
+}
+
 // push every element of p[0, len) (contiguous; reduced indices idx0 + j) that
 // belongs to `lane` of a group of G: an alignment head, 16-byte vectors
 // (kUnroll per trip), a tail.
@@ -470,24 +483,24 @@ HK_DEVICE typename Op::Acc push_contiguous(const Op &op, typename Op::Acc acc, c
         head = len;
     for (int64_t j = lane; j < head; j += G)
         acc = op.push(acc, p[j], idx0 + j);
-    const Vec16<In> *vp = reinterpret_cast<const Vec16<In> *>(p + head);
+    const In *vp = p + head; // 16-byte aligned
     const int64_t nvec = (len - head) / W;
     const int64_t base = idx0 + head;
     int64_t v = lane;
     for (; v + (kUnroll - 1) * (int64_t)G < nvec; v += kUnroll * (int64_t)G) {
         Vec16<In> x[kUnroll];
-#pragma unroll
+HKR_UNROLL
         for (int u = 0; u < kUnroll; u++)
-            x[u] = vp[v + u * (int64_t)G];
-#pragma unroll
+            x[u] = load16(vp + (v + u * (int64_t)G) * W);
+HKR_UNROLL
         for (int u = 0; u < kUnroll; u++)
-#pragma unroll
+HKR_UNROLL
             for (int k = 0; k < W; k++)
                 acc = op.push(acc, x[u].v[k], base + (v + u * (int64_t)G) * W + k);
     }
     for (; v < nvec; v += G) {
-        const Vec16<In> x = vp[v];
-#pragma unroll
+        const Vec16<In> x = load16(vp + v * W);
+HKR_UNROLL
         for (int k = 0; k < W; k++)
             acc = op.push(acc, x.v[k], base + v * W + k);
     }
@@ -565,7 +578,7 @@ __global__ void __launch_bounds__(kBlock)
         const int64_t x = xfirst + tx;
         const bool active = x < xwork;
         Acc acc[W];
-#pragma unroll
+HKR_UNROLL
         for (int k = 0; k < W; k++)
             acc[k] = op.identity();
         int64_t outer = 0, c0 = 0, in_off = 0, out_off = 0;
@@ -580,18 +593,18 @@ __global__ void __launch_bounds__(kBlock)
                 int64_t r = r0 + ty;
                 for (; r + (kUnroll - 1) * (int64_t)by < r1; r += kUnroll * (int64_t)by) {
                     Vec16<In> v[kUnroll];
-#pragma unroll
+HKR_UNROLL
                     for (int u = 0; u < kUnroll; u++)
-                        v[u] = *reinterpret_cast<const Vec16<In> *>(base + reduced_offset(L, r + u * (int64_t)by));
-#pragma unroll
+                        v[u] = load16(base + reduced_offset(L, r + u * (int64_t)by));
+HKR_UNROLL
                     for (int u = 0; u < kUnroll; u++)
-#pragma unroll
+HKR_UNROLL
                         for (int k = 0; k < W; k++)
                             acc[k] = op.push(acc[k], v[u].v[k], r + u * (int64_t)by);
                 }
                 for (; r < r1; r += by) {
-                    const Vec16<In> v = *reinterpret_cast<const Vec16<In> *>(base + reduced_offset(L, r));
-#pragma unroll
+                    const Vec16<In> v = load16(base + reduced_offset(L, r));
+HKR_UNROLL
                     for (int k = 0; k < W; k++)
                         acc[k] = op.push(acc[k], v.v[k], r);
                 }
@@ -599,7 +612,7 @@ __global__ void __launch_bounds__(kBlock)
                 const int64_t left = C - c0; // columns this thread has: min(W, left)
                 for (int64_t r = r0 + ty; r < r1; r += by) {
                     const In *p = base + reduced_offset(L, r);
-#pragma unroll
+HKR_UNROLL
                     for (int k = 0; k < W; k++)
                         if (k < left)
                             acc[k] = op.push(acc[k], p[k * sc], r);
@@ -607,7 +620,7 @@ __global__ void __launch_bounds__(kBlock)
             }
         }
         // Combine the block's rows, one column lane at a time.
-#pragma unroll
+HKR_UNROLL
         for (int k = 0; k < W; k++) {
             Acc *mine = smem + ty * bx + tx;
             *mine = acc[k];
@@ -709,15 +722,26 @@ inline void split(int64_t count, int64_t want, int64_t align, int64_t *S, int64_
     *S = ceil_div(count, c);
 }
 
-inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in_size, const void *in)
+// Blocks of one kernel resident on one multiprocessor (from the occupancy
+// calculator), for each kernel the planner may choose.
+struct Residency {
+    int row_contig, row_strided, col_vector, col_scalar;
+};
+
+inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in_size, const void *in,
+                      const Residency &per_sm)
 {
     Plan p;
     memset(&p, 0, sizeof p);
     const int64_t sms = l->multiprocessor_count > 0 ? l->multiprocessor_count : 1;
-    const int64_t fill_blocks = sms * 8; // blocks of 256 resident at full occupancy (2048 threads per SM)
     const int64_t vw = (int64_t)(16 / in_size);
     const int last_red = L->red_ndim - 1;
-    const bool columns = L->kept_ndim > 0 && abs64(L->kept_in[L->kept_ndim - 1]) < abs64(L->red_in[last_red]);
+    // Columns when the innermost kept dim runs faster through memory than the
+    // innermost reduced one (a broadcast kept dim, stride 0, does not count).
+    const int64_t kept_inner = L->kept_ndim > 0 ? L->kept_in[L->kept_ndim - 1] : 0;
+    const bool columns = kept_inner > 0 && kept_inner < abs64(L->red_in[last_red]);
+    // Splits fill at most one wave of resident blocks: a second, partial wave
+    // would cost a whole block's time for a fraction of the work.
     if (columns) {
         p.kind = COLUMNS;
         const int inner = L->kept_ndim - 1;
@@ -734,9 +758,10 @@ inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in
         p.by = kBlock / p.bx;
         const int64_t bxs = ceil_div(xwork, p.bx);
         p.gx = grid_cap(l, bxs);
+        const int64_t resident = sms * (vec ? per_sm.col_vector : per_sm.col_scalar);
         int64_t want = 1;
-        if (bxs < fill_blocks) {
-            want = ceil_div(fill_blocks, bxs);
+        if (bxs < resident) {
+            want = resident / bxs;
             const int64_t most = ceil_div(L->count, (int64_t)p.by * kUnroll); // >= kUnroll rows per thread
             want = want < most ? want : most;
             want = want < 65535 ? want : 65535;
@@ -747,16 +772,17 @@ inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in
         p.kind = contig ? ROW_CONTIG : ROW_STRIDED;
         const int64_t w = contig ? vw : 1;
         const int64_t V = ceil_div(L->count, w); // loads per reduction
+        const int64_t resident = sms * (contig ? per_sm.row_contig : per_sm.row_strided);
         int64_t want = 1;
         if (V <= 64) {
             const int64_t g = pow2_at_least(ceil_div(V, 2));
             p.G = (int)(g < 1 ? 1 : g > 32 ? 32 : g);
-        } else if (V <= 512 && L->outputs * 32 >= sms * 1024) {
+        } else if (V <= 512 && L->outputs * 32 >= resident * kBlock / 2) {
             p.G = 32;
         } else {
             p.G = kBlock;
-            if (L->outputs < fill_blocks) {
-                want = ceil_div(fill_blocks, L->outputs);
+            if (L->outputs < resident) {
+                want = resident / L->outputs;
                 const int64_t most = ceil_div(V, (int64_t)kBlock * kUnroll); // >= kUnroll loads per thread
                 want = want < most ? want : most;
             }
@@ -776,14 +802,51 @@ template <class Op> size_t scratch_bytes(const Plan &p, const hkk_reduce_layout 
     return p.S > 1 ? (size_t)(L->outputs * p.S) * sizeof(typename Op::Acc) : 0;
 }
 
+// Resident blocks per multiprocessor of one kernel of 256 threads on the
+// current device, asked once per device (4 if the vendor cannot tell).
+template <typename Kernel> int blocks_per_sm(Kernel kernel)
+{
+    static std::atomic<int> cache[64];
+    int device = 0;
+    if (hipGetDevice(&device) != hipSuccess) {
+        (void)hipGetLastError();
+        device = 0;
+    }
+    const int slot = device >= 0 && device < 64 ? device : 0;
+    int n = cache[slot].load(std::memory_order_relaxed);
+    if (n > 0)
+        return n;
+    if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, reinterpret_cast<const void *>(kernel), kBlock, 0) !=
+            hipSuccess ||
+        n < 1) {
+        (void)hipGetLastError(); // not this call's launch error
+        n = 4;
+    }
+    cache[slot].store(n, std::memory_order_relaxed);
+    return n;
+}
+
+template <class Op> Residency residency()
+{
+    typedef typename Op::In In;
+    Residency r;
+    r.row_contig = blocks_per_sm(row_kernel<Op, true>);
+    r.row_strided = blocks_per_sm(row_kernel<Op, false>);
+    r.col_vector = blocks_per_sm(col_kernel<Op, (int)(16 / sizeof(In))>);
+    r.col_scalar = blocks_per_sm(col_kernel<Op, 1>);
+    return r;
+}
+
 template <class Op>
 int run(const hkk_launch *l, const Op &op, const void *in_v, void *out_v, void *scratch,
-        const hkk_reduce_layout *L, size_t *query)
+        const hkk_reduce_layout *L, size_t *query, Plan *plan_used)
 {
     typedef typename Op::In In;
     typedef typename Op::Out Out;
     typedef typename Op::Acc Acc;
-    const Plan p = make_plan(l, L, sizeof(In), in_v);
+    const Plan p = make_plan(l, L, sizeof(In), in_v, residency<Op>());
+    if (plan_used)
+        *plan_used = p;
     if (query) {
         *query = scratch_bytes<Op>(p, L);
         return (int)hipSuccess;
@@ -842,7 +905,11 @@ struct Call {
     const hkk_reduce_layout *L;
     int ddof;
     size_t *query;
-    template <class Op> int operator()(const Op &op) const { return run(l, op, in, out, scratch, L, query); }
+    Plan *plan_used; // the launch plan chosen (NULL: not wanted)
+    template <class Op> int operator()(const Op &op) const
+    {
+        return run(l, op, in, out, scratch, L, query, plan_used);
+    }
 };
 
 } // namespace

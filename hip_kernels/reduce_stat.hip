@@ -32,6 +32,6 @@ extern "C" int hkk__reduce_stat_family(const hkk_launch *l, hk_reduce_op op, hk_
                                        void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
                                        size_t *query)
 {
-    const hkr::Call call = {l, in, out, scratch, layout, ddof, query};
+    const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
     HKR_DISPATCH_DTYPE(in_dtype, stat_family, op, call)
 }

@@ -25,6 +25,6 @@ extern "C" int hkk__reduce_sum_family(const hkk_launch *l, hk_reduce_op op, hk_d
                                       void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
                                       size_t *query)
 {
-    const hkr::Call call = {l, in, out, scratch, layout, ddof, query};
+    const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
     HKR_DISPATCH_DTYPE(in_dtype, sum_family, op, call, layout->count)
 }
