@@ -182,7 +182,7 @@ template <class Op, class In0, class In, int A> __global__ void __launch_bounds_
         for (size_t i = hk_global_index(); i < nvec; i += step) {
             const size_t e = head + i * W;
             C0 a[W];
-            C b[W], c[W];
+            C b[W] = {}, c[W] = {}; // unused ones stay defined (and vanish)
             load_vec<In0, W>(p, 0, e, v0, a);
             if constexpr (A >= 2)
                 load_vec<In, W>(p, 1, e, v1, b);

@@ -1,6 +1,6 @@
 // scan.hip: inclusive cumsum / cumprod along one axis of strided N-d views.
 //
-// Three skeletons, generic over the element types and the op:
+// Four skeletons, generic over the element types and the op:
 //  - scan_lookback_kernel: long rows (and the 1-d case). A single pass over
 //    tiles with decoupled look-back (Merrill & Garland, "Single-pass Parallel
 //    Prefix Scan with Decoupled Look-back", 2016): each block takes the next
@@ -10,11 +10,13 @@
 //    the preceding tiles of the same row (a warp-wide window at a time) until
 //    it meets an inclusive prefix, and publishes its own inclusive prefix.
 //    Contiguous rows use 16-byte vector loads and stores.
+//  - scan_columns_kernel: rows interleaved in memory (a scan along an outer
+//    axis): a tile is 256 neighbouring rows x a chunk along them, one thread
+//    per row (neighbouring threads read neighbouring elements), with a
+//    decoupled look-back per row over the preceding chunks.
 //  - scan_warp_rows_kernel: many medium rows; one warp per row, warp-wide
 //    scans of warpSize elements carried along the row.
-//  - scan_thread_rows_kernel: very short rows, or rows interleaved in memory
-//    (a scan along an outer axis): one thread per row, so that neighbouring
-//    threads touch neighbouring elements.
+//  - scan_thread_rows_kernel: very short rows: one thread per row.
 // Integers accumulate as uint64 (two's complement wrap-around gives the same
 // bits for int64 and uint64 results); float16 accumulates in float32 and rounds
 // each output once; float32/float64 in their own type.
@@ -174,6 +176,16 @@ template <typename A> struct tile_state<A, true> {
         flag = (uint32_t)(w >> 32);
         value = bit_cast<A>((uint32_t)w);
     }
+    // One lane on its own: waits until state `i` is published.
+    HK_DEVICE void read_one(int64_t i, uint32_t &flag, A &value) const
+    {
+        unsigned long long w;
+        do {
+            w = load_relaxed(&words[i]);
+        } while ((uint32_t)(w >> 32) == FLAG_NONE);
+        flag = (uint32_t)(w >> 32);
+        value = bit_cast<A>((uint32_t)w);
+    }
 };
 
 template <typename A> struct tile_state<A, false> {
@@ -200,6 +212,16 @@ template <typename A> struct tile_state<A, false> {
         __threadfence();
         value = live ? bit_cast<A>(load_relaxed(f == FLAG_INCLUSIVE ? &inclusives[tile] : &aggregates[tile]))
                      : identity;
+        flag = f;
+    }
+    HK_DEVICE void read_one(int64_t i, uint32_t &flag, A &value) const
+    {
+        uint32_t f;
+        do {
+            f = load_relaxed(&flags[i]);
+        } while (f == FLAG_NONE);
+        __threadfence();
+        value = bit_cast<A>(load_relaxed(f == FLAG_INCLUSIVE ? &inclusives[i] : &aggregates[i]));
         flag = f;
     }
 };
@@ -362,7 +384,74 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
     }
 }
 
-// ---- skeleton 2: one warp per row
+// ---- skeleton 2: rows that interleave in memory (a scan along an outer
+// axis). A tile is SCAN_BLOCK neighbouring rows x CHUNK consecutive positions
+// along them: thread t scans its row's CHUNK elements (neighbouring threads
+// read neighbouring elements), publishes the chunk's aggregate, looks back
+// along its own row over the preceding chunks (tile ids from the counter,
+// chunk-major within a group of rows, so every chunk waited for belongs to a
+// running block), publishes its inclusive prefix and writes.
+
+template <typename In> struct column_tiling {
+    static constexpr int CHUNK = sizeof(typename scan_types<In>::acc) == 4 ? 32 : 16;
+};
+
+template <typename In, int OP>
+__global__ __launch_bounds__(SCAN_BLOCK) void scan_columns_kernel(
+    const typename scan_types<In>::storage *in, typename scan_types<In>::out *out, int64_t length, int64_t in_stride,
+    int64_t out_stride, hkk_rows rows, int64_t row_count, int64_t chunks, uint32_t *counter,
+    tile_state<typename scan_types<In>::acc> state)
+{
+    typedef scan_types<In> types;
+    typedef typename types::acc A;
+    constexpr int CHUNK = column_tiling<In>::CHUNK;
+    const scan_op<A, OP> op;
+    const A identity = scan_op<A, OP>::identity();
+    __shared__ uint32_t s_tile;
+    const int t = (int)threadIdx.x;
+    if (t == 0)
+        s_tile = atomicAdd(counter, 1u);
+    __syncthreads();
+    const int64_t tile = (int64_t)s_tile;
+    const int64_t group = tile / chunks, chunk = tile - group * chunks;
+    const int64_t row = group * SCAN_BLOCK + t;
+    if (row >= row_count)
+        return; // no tile ever waits for this row's states
+    int64_t in_offset, out_offset;
+    row_offsets(rows, row, in_offset, out_offset);
+    const int64_t start = chunk * CHUNK;
+    const int64_t valid = length - start < CHUNK ? length - start : CHUNK;
+    A x[CHUNK];
+#pragma unroll
+    for (int c = 0; c < CHUNK; c++)
+        x[c] = c < valid ? types::load(in[in_offset + (start + c) * in_stride]) : identity;
+#pragma unroll
+    for (int c = 1; c < CHUNK; c++)
+        x[c] = op(x[c - 1], x[c]);
+    const A aggregate = x[CHUNK - 1];
+    const int64_t slot = tile * SCAN_BLOCK + t; // the state of (row, chunk); (row, chunk - 1) is SCAN_BLOCK before
+    A exclusive = identity;
+    if (chunk == 0) {
+        state.publish(slot, FLAG_INCLUSIVE, aggregate);
+    } else {
+        state.publish(slot, FLAG_AGGREGATE, aggregate);
+        for (int64_t j = slot - SCAN_BLOCK;; j -= SCAN_BLOCK) {
+            uint32_t flag;
+            A value;
+            state.read_one(j, flag, value);
+            exclusive = op(value, exclusive);
+            if (flag == FLAG_INCLUSIVE)
+                break;
+        }
+        state.publish(slot, FLAG_INCLUSIVE, op(exclusive, aggregate));
+    }
+#pragma unroll
+    for (int c = 0; c < CHUNK; c++)
+        if (c < valid)
+            out[out_offset + (start + c) * out_stride] = types::store(op(exclusive, x[c]));
+}
+
+// ---- skeleton 3: one warp per row
 
 template <typename In, int OP>
 __global__ __launch_bounds__(SCAN_BLOCK) void scan_warp_rows_kernel(const typename scan_types<In>::storage *in,
@@ -393,7 +482,7 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_warp_rows_kernel(const typena
     }
 }
 
-// ---- skeleton 3: one thread per row, sequential (NumPy's own order)
+// ---- skeleton 4: one thread per row, sequential (NumPy's own order)
 
 template <typename In, int OP>
 __global__ __launch_bounds__(SCAN_BLOCK) void scan_thread_rows_kernel(const typename scan_types<In>::storage *in,
@@ -418,16 +507,16 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_thread_rows_kernel(const type
 
 // ---- host side: which skeleton, how much scratch, the launches
 
-enum scan_kind { THREAD_ROWS, WARP_ROWS, LOOKBACK };
+enum scan_kind { THREAD_ROWS, WARP_ROWS, COLUMNS, LOOKBACK };
 
 int64_t abs64(int64_t v)
 {
     return v < 0 ? -v : v;
 }
 
-// Rows whose elements interleave (the innermost other dimension is closer in
-// memory than the scanned axis): neighbouring threads of a thread-per-row scan
-// then read neighbouring elements.
+// Rows interleave when the innermost other dimension is closer in memory
+// than the scanned axis (a scan along an outer axis): then neighbouring
+// threads, one per row, read neighbouring elements.
 scan_kind choose(const hkk_scan_args *a)
 {
     const int64_t L = a->length, R = a->rows;
@@ -435,25 +524,37 @@ scan_kind choose(const hkk_scan_args *a)
     const bool interleaved = rows.ndim > 0 && abs64(rows.strides[0][rows.ndim - 1]) < abs64(a->in_stride);
     if (R > 1 && L <= 16)
         return THREAD_ROWS;
-    if (interleaved && R >= 8192)
-        return THREAD_ROWS;
+    if (interleaved && R >= 128)
+        return COLUMNS;
     if (L >= 2048 || R < 1024)
         return LOOKBACK;
     return WARP_ROWS;
 }
 
-template <typename In> int64_t lookback_tiles(const hkk_scan_args *a)
+// Tiles and look-back states of the two look-back skeletons.
+template <typename In> void tiles_and_states(const hkk_scan_args *a, scan_kind kind, int64_t &tiles, int64_t &per,
+                                             int64_t &states)
 {
-    const int64_t tiles_per_row = (a->length + tiling<In>::TILE - 1) / tiling<In>::TILE;
-    return tiles_per_row * a->rows;
+    if (kind == COLUMNS) {
+        const int64_t groups = (a->rows + SCAN_BLOCK - 1) / SCAN_BLOCK;
+        per = (a->length + column_tiling<In>::CHUNK - 1) / column_tiling<In>::CHUNK; // chunks per group
+        tiles = groups * per;
+        states = tiles * SCAN_BLOCK;
+    } else {
+        per = (a->length + tiling<In>::TILE - 1) / tiling<In>::TILE; // tiles per row
+        tiles = per * a->rows;
+        states = tiles;
+    }
 }
 
 template <typename In> size_t scratch_typed(const hkk_scan_args *a)
 {
-    if (choose(a) != LOOKBACK)
+    const scan_kind kind = choose(a);
+    if (kind != LOOKBACK && kind != COLUMNS)
         return 0;
-    typedef tile_state<typename scan_types<In>::acc> state;
-    return COUNTER_BYTES + state::bytes((size_t)lookback_tiles<In>(a));
+    int64_t tiles, per, states;
+    tiles_and_states<In>(a, kind, tiles, per, states);
+    return COUNTER_BYTES + tile_state<typename scan_types<In>::acc>::bytes((size_t)states);
 }
 
 template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_scan_args *a, void *scratch)
@@ -465,7 +566,8 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
     const S *in = static_cast<const S *>(a->in);
     O *out = static_cast<O *>(a->out);
     hipStream_t stream = hk_vendor_stream(l);
-    switch (choose(a)) {
+    const scan_kind kind = choose(a);
+    switch (kind) {
     case THREAD_ROWS: {
         dim3 grid = hk_grid_for(l, (size_t)a->rows, SCAN_BLOCK);
         scan_thread_rows_kernel<In, OP><<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride,
@@ -483,10 +585,12 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
             in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, a->rows);
         return hk_launch_error();
     }
+    case COLUMNS:
     case LOOKBACK: break;
     }
     typedef tile_state<A> state_t;
-    const int64_t tiles = lookback_tiles<In>(a);
+    int64_t tiles, per, states;
+    tiles_and_states<In>(a, kind, tiles, per, states);
     if (tiles > 0x7fffffff)
         return (int)hipErrorInvalidValue; // 2^31 tiles of thousands of elements: beyond any device memory
     char *base = static_cast<char *>(scratch);
@@ -497,15 +601,18 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
     } else {
         state.flags = reinterpret_cast<uint32_t *>(base + COUNTER_BYTES);
         state.aggregates =
-            reinterpret_cast<unsigned long long *>(base + COUNTER_BYTES + state_t::flag_bytes((size_t)tiles));
-        state.inclusives = state.aggregates + tiles;
+            reinterpret_cast<unsigned long long *>(base + COUNTER_BYTES + state_t::flag_bytes((size_t)states));
+        state.inclusives = state.aggregates + states;
     }
-    hipError_t e = hipMemsetAsync(base, 0, COUNTER_BYTES + state_t::zeroed_bytes((size_t)tiles), stream);
+    hipError_t e = hipMemsetAsync(base, 0, COUNTER_BYTES + state_t::zeroed_bytes((size_t)states), stream);
     if (e != hipSuccess)
         return (int)e;
-    const int64_t tiles_per_row = tiles / a->rows;
-    scan_lookback_kernel<In, OP><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
-        in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, tiles_per_row, counter, state);
+    if (kind == COLUMNS)
+        scan_columns_kernel<In, OP><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
+            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, a->rows, per, counter, state);
+    else
+        scan_lookback_kernel<In, OP><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
+            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state);
     return hk_launch_error();
 }
 

@@ -357,7 +357,19 @@ __global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, u
         if (p.in_stride == 1 && aligned16(in) && begin % VW == 0) {
             const vec *vin = reinterpret_cast<const vec *>(in);
             const uint64_t vend = end / VW;
-            for (uint64_t i = begin / VW + t; i < vend; i += SORT_BLOCK) {
+            uint64_t i = begin / VW + t;
+            for (; i + 3 * SORT_BLOCK < vend; i += 4 * SORT_BLOCK) { // four loads in flight per thread
+                vec four[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    four[u] = vin[i + (uint64_t)u * SORT_BLOCK];
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+#pragma unroll
+                    for (int v = 0; v < VW; v++)
+                        add(four[u].v[v]);
+            }
+            for (; i < vend; i += SORT_BLOCK) {
                 const vec chunk_keys = vin[i];
 #pragma unroll
                 for (int v = 0; v < VW; v++)
@@ -762,7 +774,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     hipError_t he = hipMemsetAsync(hist, 0, (size_t)pl.portions * pl.passes * RADIX * sizeof(uint32_t), stream);
     if (he != hipSuccess)
         return (int)he;
-    uint64_t blocks_per_portion = (uint64_t)l->multiprocessor_count * 2 / pl.portions;
+    uint64_t blocks_per_portion = (uint64_t)l->multiprocessor_count * 4 / pl.portions;
     if (blocks_per_portion == 0)
         blocks_per_portion = 1;
     const uint64_t portion_len = pl.n < pl.portion_keys ? pl.n : pl.portion_keys;

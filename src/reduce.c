@@ -99,9 +99,13 @@ hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk
         int bit = in->ndim;
         while (!(axes >> bit & 1u))
             bit++;
+        if (in->ndim == 0)
+            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                            "axes (0x%x) has bit %d set, but in has 0 dimensions (a 0-d input takes axes 0)", axes,
+                            bit);
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "axes (0x%x) has bit %d set, but in has %d dimension%s (axes %d..%d at most)", axes, bit,
-                        in->ndim, in->ndim == 1 ? "" : "s", 0, in->ndim - 1);
+                        "axes (0x%x) has bit %d set, but in has %d dimension%s (bits 0..%d)", axes, bit, in->ndim,
+                        in->ndim == 1 ? "" : "s", in->ndim - 1);
     }
     const int reduced = reduce_popcount(axes);
     const int indexed = op == HK_REDUCE_ARGMIN || op == HK_REDUCE_ARGMAX;

@@ -25,7 +25,7 @@ def cdef_from_header(header, compiler="cc"):
     ).stdout
     # The preprocessor drops #defines; bring back the numeric HK_* constants
     # as "...", which makes the C compiler fill in (and check) their values.
-    constants = re.findall(r"^\s*#\s*define\s+(HK_\w+)\s+\d+\s*$", text, flags=re.M)
+    constants = re.findall(r"^\s*#\s*define\s+(HK_\w+)\s+\(?-?\d+\)?\s*$", text, flags=re.M)
     return declarations + "".join(f"#define {name} ...\n" for name in constants)
 
 

@@ -287,6 +287,14 @@ TEST(Scan, RefusesBadArguments)
     bad.strides[0] = INT64_MAX / 2;
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_scan(HK_SCAN_CUMSUM, &bad, 0, &out, nullptr));
     EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "overflows"));
+    hk_array wide = view(fake, HK_INT32, {2, 2, 2}, {INT64_MAX / 2, INT64_MAX / 2, INT64_MAX / 2});
+    hk_array wide_out = view(fake + 512, HK_INT64, {2, 2, 2});
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_scan(HK_SCAN_CUMSUM, &wide, 0, &wide_out, nullptr));
+    EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "address space"));
+    hk_array top = view(reinterpret_cast<void *>(UINTPTR_MAX - 63), HK_INT8, {4, 8}, {32, 1});
+    hk_array top_out = view(fake + 512, HK_INT64, {4, 8});
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_scan(HK_SCAN_CUMSUM, &top, 0, &top_out, nullptr));
+    EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "outside the address space"));
 
     // axis
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_scan(HK_SCAN_CUMSUM, &in, 2, &out, nullptr));
@@ -394,6 +402,14 @@ TEST(Sort, RefusesBadArguments)
     bad.data = nullptr;
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_sort(&in, nullptr, &bad, nullptr));
     EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "indices_out.data is NULL"));
+    bad = idx;
+    bad.shape[0] = -1;
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_sort(&in, &keys, &bad, nullptr));
+    EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "indices_out.shape[0] is negative"));
+    bad = keys;
+    bad.dtype = static_cast<hk_dtype>(99);
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_sort(&in, &bad, &idx, nullptr));
+    EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "keys_out.dtype 99 is not a hk_dtype"));
 
     // dtypes
     hk_array keys_f64 = view(fake + 512, HK_FLOAT64, {4, 8});
@@ -695,6 +711,7 @@ TEST_F(ScanOnGpu, EveryAxisOfTwoAndThreeDimensionalArrays)
         {{3, 5000}, 1},  {{5000, 3}, 0},    {{1500, 100}, 1}, {{100, 10000}, 0}, {{4096, 8}, 1}, {{37, 53}, 0},
         {{37, 53}, 1},   {{37, 53}, -1},    {{1100, 40}, 0},  {{1100, 40}, 1},   {{6, 700, 5}, 0}, {{6, 700, 5}, 1},
         {{6, 700, 5}, 2}, {{2, 3000, 3}, 1}, {{2, 3000, 3}, -3}, {{1, 9001, 1}, 1}, {{9001, 1}, 1},
+        {{300, 200}, 0}, {{33, 130, 7}, 0}, {{70, 3, 50}, 0}, {{5, 130, 7}, 0}, {{2000, 129}, 0},
     };
     for (const auto &c : cases) {
         check_scan_every_dtype({c.first, c.second, Layout::Contiguous, Layout::Contiguous, false}, Data::Exact, rng);
@@ -717,6 +734,8 @@ TEST_F(ScanOnGpu, StridedReversedAndTransposedViews)
         {{6, 700, 5}, 1, Layout::Transposed, Layout::Transposed, false},
         {{3, 5000}, 1, Layout::Spaced, Layout::Reversed, false},
         {{4096, 8}, 1, Layout::Reversed, Layout::Transposed, false},
+        {{300, 200}, 0, Layout::Reversed, Layout::Spaced, false},
+        {{33, 130, 7}, 0, Layout::Spaced, Layout::Reversed, false},
     };
     for (const ScanCase &c : cases) {
         check_scan_every_dtype(c, Data::Exact, rng);
@@ -733,6 +752,7 @@ template <hk_dtype D> void check_in_place(std::mt19937_64 &rng)
         {{1500, 100}, 1, Layout::Transposed, Layout::Transposed, true},
         {{100, 10000}, 0, Layout::Contiguous, Layout::Contiguous, true},
         {{6, 700, 5}, 1, Layout::Spaced, Layout::Spaced, true},
+        {{300, 200}, 0, Layout::Reversed, Layout::Reversed, true},
         {{4096, 8}, 1, Layout::Contiguous, Layout::Contiguous, true},
     };
     for (const ScanCase &c : cases)
@@ -759,6 +779,7 @@ template <hk_dtype D> void check_specials(std::mt19937_64 &rng)
         {{100, 10000}, 0, Layout::Contiguous, Layout::Contiguous, false},
         {{3, 5000}, 1, Layout::Reversed, Layout::Contiguous, false},
         {{4096, 8}, 1, Layout::Contiguous, Layout::Contiguous, false},
+        {{300, 200}, 0, Layout::Contiguous, Layout::Contiguous, false},
     };
     for (int repeat = 0; repeat < 3; repeat++)
         for (const ScanCase &c : cases)

@@ -26,6 +26,7 @@ _FLOATS = (lib.HK_FLOAT16, lib.HK_FLOAT32, lib.HK_FLOAT64)
 _CTYPE = {lib.HK_BOOL: "_Bool *", lib.HK_INT8: "int8_t *", lib.HK_UINT8: "uint8_t *", lib.HK_INT32: "int32_t *",
           lib.HK_UINT32: "uint32_t *", lib.HK_INT64: "int64_t *", lib.HK_UINT64: "uint64_t *",
           lib.HK_FLOAT32: "float *", lib.HK_FLOAT64: "double *"}
+_FILL_DTYPES = (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)  # what hk_fill takes
 _MAX_BYTES = 2**63 - 1  # what size_t and NumPy's intp can both describe
 
 
@@ -345,7 +346,7 @@ class ndarray:
     def fill(self, value, stream=None):
         """Set every element to `value` (converted as NumPy converts it)."""
         _check_device("fill", self)
-        if self._contiguous:
+        if self._contiguous and self._hk_dtype in _FILL_DTYPES:
             check(lib.hk_fill(self._data, self._hk_dtype, self.size, _host_scalar(value, self._hk_dtype),
                               _stream_handle(stream)))
         else:
@@ -487,7 +488,7 @@ def _assign(target, value, stream=None):
         _copy_into(target, value, stream)
         return
     if type(value) in (int, float, bool) or isinstance(value, np.generic) and value.dtype in _HK_DTYPE:
-        if target._contiguous:
+        if target._contiguous and target._hk_dtype in _FILL_DTYPES:
             check(lib.hk_fill(target._data, target._hk_dtype, target.size,
                               _host_scalar(value, target._hk_dtype), _stream_handle(stream)))
             return

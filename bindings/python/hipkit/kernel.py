@@ -28,9 +28,14 @@ import threading
 
 import numpy as np
 
-from . import array as _array
+import sys as _sys
 from ._ffi import ffi, lib
 from .array import _HK_DTYPE, _current_device, ndarray
+
+
+def _array_module():
+    """hipkit.array the module (the package's `array` attribute is the function)."""
+    return _sys.modules[ndarray.__module__]
 from .device import _Exit, _size, _stream_handle, device_count, platform
 from .errors import check
 
@@ -601,7 +606,7 @@ class RawKernel:
 
     def _first_launch(self, grid, block, args, shared_mem, stream):
         bound = self._bound()
-        if not _array._several_gpus:  # one GPU: from now on a call is the generated launcher
+        if not _array_module()._several_gpus:  # one GPU: from now on a call is the generated launcher
             self._launch, self._handle = bound.launch, bound.handle
             self._handles = _handle_int(bound.handle)
             if type(self) is RawKernel:

@@ -166,7 +166,7 @@ def _same_view(a, b):
         strides = _layout.broadcast_strides(b.shape, b._el_strides, a.shape)
     except ValueError:
         return False
-    return all(s == t or n == 1 for s, t, n in zip(strides, a._el_strides, a.shape)) and b.shape == a.shape
+    return builtins.all(s == t or n == 1 for s, t, n in zip(strides, a._el_strides, a.shape)) and b.shape == a.shape
 
 
 # hk_binary (pointer arguments, four dtypes) is the cheapest call for the
