@@ -44,7 +44,8 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q numpy pytest cffi scikit-build-core
 echo "== pip install . (HIPKIT_PLATFORM=$HIPKIT_PLATFORM)"
-.venv/bin/python -m pip install -q .
+# Every core for the kernel compiles (pip's CMake build is otherwise one job at a time).
+CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} .venv/bin/python -m pip install -q .
 
 if [ "$run_demo" = 1 ]; then
   echo "== demo"
