@@ -234,6 +234,44 @@ hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *o
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
+/* 1-byte keys (bool, int8, uint8) in rows longer than the shared-memory sort takes go to the radix path,
+ * which returned unsorted keys for them on the H200 (SortOnGpu.Bool/Int8/Uint8, 2026-11-29) while 2-byte
+ * and wider keys sort correctly. Until that is found, such sorts go through int32: the keys are copied
+ * to int32 (exact and order-preserving for all three), sorted there, and copied back. */
+static hk_status sort_widened(const hk_array *in, const hk_array *keys_out, const hk_array *indices_out,
+                              hk_stream stream, size_t n)
+{
+    hk_array wide;
+    memset(&wide, 0, sizeof wide);
+    wide.dtype = HK_INT32;
+    wide.ndim = in->ndim;
+    int64_t step = 1;
+    for (int d = in->ndim - 1; d >= 0; d--) {
+        wide.shape[d] = in->shape[d];
+        wide.strides[d] = step;
+        step *= in->shape[d] > 1 ? in->shape[d] : 1;
+    }
+    hk_array sorted = wide;
+    hk_status s = hk_malloc_async(&wide.data, n * sizeof(int32_t), stream);
+    if (s != HK_SUCCESS)
+        return s;
+    if (keys_out && (s = hk_malloc_async(&sorted.data, n * sizeof(int32_t), stream)) != HK_SUCCESS) {
+        (void)hk_free_async(wide.data, stream);
+        return s;
+    }
+    s = hk_copy_array(in, &wide, stream);
+    if (s == HK_SUCCESS)
+        s = hk_sort(&wide, keys_out ? &sorted : NULL, indices_out, stream);
+    if (s == HK_SUCCESS && keys_out)
+        s = hk_copy_array(&sorted, keys_out, stream);
+    hk_status f = hk_free_async(wide.data, stream);
+    if (keys_out) {
+        hk_status g = hk_free_async(sorted.data, stream);
+        f = f == HK_SUCCESS ? g : f;
+    }
+    return s == HK_SUCCESS ? f : s;
+}
+
 hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *indices_out, hk_stream stream)
 {
     static const char fn[] = "hk_sort";
@@ -277,6 +315,10 @@ hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *
     if (keys_out && indices_out && scan_sort_ranges_meet(keys_first, keys_last, indices_first, indices_last))
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices_out overlaps keys_out; use separate outputs");
     HK_TRY(hk__require_gpu(fn));
+    if ((in->dtype == HK_BOOL || in->dtype == HK_INT8 || in->dtype == HK_UINT8) && a.shape[a.ndim - 1] > 2048) {
+        hk_status w = sort_widened(in, keys_out, indices_out, stream, n_in);
+        return w == HK_SUCCESS ? hk__ok() : w;
+    }
 
     hkk_sort_args args;
     memset(&args, 0, sizeof args);
