@@ -102,7 +102,9 @@ else()
     endforeach()
     set(_cfg_flags "-O3")
     if(CMAKE_BUILD_TYPE STREQUAL "Debug")
-      set(_cfg_flags "-O0;-g")
+      # -O1, not -O0: at -O0 the AMDGPU back end gives every kernel of a file every __shared__ array of
+      # that file, past the 64 KiB limit (sort.hip); -O1 keeps each kernel's own.
+      set(_cfg_flags "-O1;-g")
     endif()
     foreach(src ${ARGN})
       get_filename_component(_name ${src} NAME_WE)
