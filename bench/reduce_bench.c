@@ -6,13 +6,17 @@
  *  - sum, max, argmax, mean, var along axis 0 and axis 1 of an 8192 x 8192
  *    float32 matrix and over all of it, in GB/s of input read, with the ratio
  *    to copy bandwidth (the target is 0.85 for sum along either axis).
- * Median of 9 timed runs (events on one stream) after a warm-up. */
+ * Median of 9 timed runs (events on one stream) after a warm-up, each run
+ * INNER back-to-back calls (time divided by INNER), as library_bench.py.
+ * The column kernel's shape can be swept with HIPKIT_REDUCE_COLUMN_BX and
+ * HIPKIT_REDUCE_COLUMN_WAVES (hip_kernels/reduce_skeleton.h). */
 #include <hipkit/hipkit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define REPEATS 9
+#define INNER 10
 
 #if defined(HIPKIT_BENCH_CUDA)
 /* reduce_cub.cu: milliseconds of one cub::DeviceReduce::Sum over n floats
@@ -63,10 +67,12 @@ static float median_ms(const job *j, hk_stream stream)
     float ms[REPEATS];
     for (int r = 0; r < REPEATS; r++) {
         check(hk_event_record(start, stream), "hk_event_record");
-        run(j, stream);
+        for (int k = 0; k < INNER; k++)
+            run(j, stream);
         check(hk_event_record(stop, stream), "hk_event_record");
         check(hk_event_synchronize(stop), "hk_event_synchronize");
         check(hk_event_elapsed_ms(&ms[r], start, stop), "hk_event_elapsed_ms");
+        ms[r] /= (float)INNER;
     }
     hk_event_destroy(start);
     hk_event_destroy(stop);

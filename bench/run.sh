@@ -9,6 +9,6 @@ here=$(dirname "$0")
 echo "--- the same launch rows with user kernels launched through the CUDA runtime instead of the driver:"
 HIPKIT_LAUNCH_API=runtime "$build/bench/pool_bench" 20000 3 | grep -E "empty|hk_fill, n = 1 "
 "$build/bench/transfer_bench"
-PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/ops_bench.py"
+PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/ops_bench.py" "$build"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/library_bench.py" "$build"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/kernel_bench.py" "$build"

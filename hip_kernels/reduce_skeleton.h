@@ -34,6 +34,7 @@
 #define HIPKIT_REDUCE_SKELETON_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <atomic>
@@ -728,6 +729,31 @@ struct Residency {
     int row_contig, row_strided, col_vector, col_scalar;
 };
 
+// Benchmark-only knobs for the column kernel's shape (bench/reduce_bench.c
+// sweeps them; the defaults are what the planner uses): HIPKIT_REDUCE_COLUMN_BX
+// (block threads across columns: a power of two, 1..256; default 32) and
+// HIPKIT_REDUCE_COLUMN_WAVES (resident blocks' worth of splits to aim for, as
+// a multiple of one wave: default 1). Read once per process.
+struct ColumnKnobs {
+    int64_t bx;
+    int64_t waves;
+};
+inline ColumnKnobs column_knobs()
+{
+    static const ColumnKnobs k = [] {
+        ColumnKnobs r = {32, 1};
+        const char *bx = getenv("HIPKIT_REDUCE_COLUMN_BX");
+        const char *waves = getenv("HIPKIT_REDUCE_COLUMN_WAVES");
+        const long b = bx ? strtol(bx, nullptr, 10) : 0, w = waves ? strtol(waves, nullptr, 10) : 0;
+        if (b >= 1 && b <= kBlock && (b & (b - 1)) == 0)
+            r.bx = b;
+        if (w >= 1 && w <= 16)
+            r.waves = w;
+        return r;
+    }();
+    return k;
+}
+
 inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in_size, const void *in,
                       const Residency &per_sm)
 {
@@ -754,11 +780,12 @@ inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in
         p.W = vec ? (int)vw : 1;
         p.VC = ceil_div(C, p.W);
         const int64_t xwork = (L->outputs / C) * p.VC;
-        p.bx = (int)(pow2_at_least(xwork) < 32 ? pow2_at_least(xwork) : 32);
+        const ColumnKnobs knobs = column_knobs();
+        p.bx = (int)(pow2_at_least(xwork) < knobs.bx ? pow2_at_least(xwork) : knobs.bx);
         p.by = kBlock / p.bx;
         const int64_t bxs = ceil_div(xwork, p.bx);
         p.gx = grid_cap(l, bxs);
-        const int64_t resident = sms * (vec ? per_sm.col_vector : per_sm.col_scalar);
+        const int64_t resident = sms * (vec ? per_sm.col_vector : per_sm.col_scalar) * knobs.waves;
         int64_t want = 1;
         if (bxs < resident) {
             want = resident / bxs;
@@ -777,7 +804,9 @@ inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in
         if (V <= 64) {
             const int64_t g = pow2_at_least(ceil_div(V, 2));
             p.G = (int)(g < 1 ? 1 : g > 32 ? 32 : g);
-        } else if (V <= 512 && L->outputs * 32 >= resident * kBlock / 2) {
+        } else if (L->outputs * 32 >= resident * kBlock / 2) {
+            // Outputs enough for a warp each to fill half the device: a warp
+            // streams its whole row (no block-wide combine, no split pass).
             p.G = 32;
         } else {
             p.G = kBlock;

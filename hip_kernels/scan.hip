@@ -20,6 +20,8 @@
 // Integers accumulate as uint64 (two's complement wrap-around gives the same
 // bits for int64 and uint64 results); float16 accumulates in float32 and rounds
 // each output once; float32/float64 in their own type.
+#include <stdlib.h>
+
 #include "gpu/gpu.h"
 #include "hipkit_device.h"
 #include "kernels_scan_sort.h"
@@ -39,6 +41,9 @@ using namespace hk_ss;
 
 constexpr int SCAN_BLOCK = 256;
 constexpr int MAX_WARPS = SCAN_BLOCK / 32; // warps per block on a 32-lane device (64 lanes: half)
+
+template <typename A, typename B> constexpr bool same_type_v = false;
+template <typename A> constexpr bool same_type_v<A, A> = true;
 
 // ---- element types: what is stored, what accumulates, what is written
 
@@ -227,21 +232,39 @@ template <typename A> struct tile_state<A, false> {
 };
 
 // Items per thread: V consecutive elements (one 16-byte vector of input) in
-// each of R rows of the tile; 16 items for 4-byte accumulators, 8 for 8-byte.
-template <typename In> struct tiling {
+// each of R rows of the tile; 16 items for 4-byte accumulators, 8 for 8-byte
+// (BIG: twice as many, float32 only, chosen by HIPKIT_SCAN_BIG_TILES=1 for
+// bench sweeps; see big_tiles()).
+template <typename In, bool BIG = false> struct tiling {
     typedef scan_types<In> types;
     static constexpr int V = 16 / (int)sizeof(typename types::storage);
-    static constexpr int TARGET = sizeof(typename types::acc) == 4 ? 16 : 8;
+    static constexpr int TARGET = (sizeof(typename types::acc) == 4 ? 16 : 8) * (BIG ? 2 : 1);
     static constexpr int R = TARGET / V > 0 ? TARGET / V : 1;
     static constexpr int64_t TILE = (int64_t)SCAN_BLOCK * V * R;
 };
+template <typename In> bool big_tiles()
+{
+    if constexpr (!same_type_v<In, float>) {
+        return false;
+    } else {
+        static const bool big = [] {
+            const char *e = getenv("HIPKIT_SCAN_BIG_TILES");
+            return e && e[0] == '1';
+        }();
+        return big;
+    }
+}
+template <typename In> int64_t tile_size()
+{
+    return big_tiles<In>() ? tiling<In, true>::TILE : tiling<In, false>::TILE;
+}
 
 // Scratch layout of the look-back: a 16-byte tile counter, then the states.
 constexpr size_t COUNTER_BYTES = 16;
 
 // ---- skeleton 1: single-pass scan with decoupled look-back
 
-template <typename In, int OP>
+template <typename In, int OP, bool BIG>
 __global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
     const typename scan_types<In>::storage *in, typename scan_types<In>::out *out, int64_t length, int64_t in_stride,
     int64_t out_stride, hkk_rows rows, int64_t tiles_per_row, uint32_t *counter,
@@ -251,7 +274,7 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
     typedef typename types::storage S;
     typedef typename types::acc A;
     typedef typename types::out O;
-    typedef tiling<In> tl;
+    typedef tiling<In, BIG> tl;
     constexpr int V = tl::V, R = tl::R;
     const scan_op<A, OP> op;
     const A identity = scan_op<A, OP>::identity();
@@ -541,7 +564,7 @@ template <typename In> void tiles_and_states(const hkk_scan_args *a, scan_kind k
         tiles = groups * per;
         states = tiles * SCAN_BLOCK;
     } else {
-        per = (a->length + tiling<In>::TILE - 1) / tiling<In>::TILE; // tiles per row
+        per = (a->length + tile_size<In>() - 1) / tile_size<In>(); // tiles per row
         tiles = per * a->rows;
         states = tiles;
     }
@@ -610,9 +633,17 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
     if (kind == COLUMNS)
         scan_columns_kernel<In, OP><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
             in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, a->rows, per, counter, state);
-    else
-        scan_lookback_kernel<In, OP><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
-            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state);
+    else {
+        bool big = false;
+        if constexpr (same_type_v<In, float>) // the only dtype with a second instantiation
+            big = big_tiles<In>();
+        if (big)
+            scan_lookback_kernel<In, OP, same_type_v<In, float>><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
+                in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state);
+        else
+            scan_lookback_kernel<In, OP, false><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
+                in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state);
+    }
     return hk_launch_error();
 }
 

@@ -550,18 +550,32 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
             rank[i] = slot;
         }
 
-    // Look back over the preceding tiles of this portion for digit d.
+    // Look back over the preceding tiles of this portion for digit d, reading
+    // LOOKBACK states at once (independent loads in flight: a walk over
+    // aggregates costs one memory latency per window, not per tile), then
+    // adding them nearest first until an inclusive prefix. A state not yet
+    // published (its block is running: it took its id before us) is re-read
+    // from there.
     uint32_t prefix = 0;
     if (tile > 0) {
-        uint64_t j = tile - 1;
-        while (true) {
-            const uint32_t s = load_relaxed(&status[j * RADIX + d]);
-            if ((s & ~STATUS_COUNT) == 0)
-                continue; // not published yet: that block is running (it took its id before us)
-            prefix += s & STATUS_COUNT;
-            if ((s & ~STATUS_COUNT) == STATUS_INCLUSIVE)
-                break;
-            j--;
+        constexpr int LOOKBACK = 8;
+        uint64_t j = tile - 1; // the nearest tile not yet added
+        bool found = false;
+        while (!found) {
+            uint32_t s[LOOKBACK];
+#pragma unroll
+            for (int u = 0; u < LOOKBACK; u++) // tile 0 is inclusive, so no walk passes it
+                s[u] = j >= (uint64_t)u ? load_relaxed(&status[(j - (uint64_t)u) * RADIX + d]) : STATUS_INCLUSIVE;
+            int used = 0;
+#pragma unroll
+            for (int u = 0; u < LOOKBACK; u++) {
+                if (found || used < u || (s[u] & ~STATUS_COUNT) == 0)
+                    continue; // done, stopped at an unpublished state, or this one is unpublished
+                prefix += s[u] & STATUS_COUNT;
+                used = u + 1;
+                found = (s[u] & ~STATUS_COUNT) == STATUS_INCLUSIVE;
+            }
+            j -= (uint64_t)used;
         }
         store_relaxed(&tile_status[d], STATUS_INCLUSIVE | (prefix + total));
     }

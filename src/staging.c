@@ -3,7 +3,12 @@
  * the vendor copies pageable data through one small bounce buffer at a time
  * (about 7-10 GB/s on an H200 host). Here several host threads copy chunks
  * into pooled pinned buffers while the DMA engine moves the previous chunk,
- * so the bus stays busy. */
+ * so the bus stays busy.
+ *
+ * Tuning (read once per process): HIPKIT_STAGING_CHUNK_MB, the size of each
+ * pinned buffer (1..256, default 16), and HIPKIT_STAGING_THREADS, the host
+ * threads that copy besides the caller (0..64; default half the cores, at
+ * most 8). bench/transfer_bench sweeps them. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,9 +19,12 @@
 #include "gpu/gpu.h"
 #include "internal.h"
 
-#define CHUNK ((size_t)8 << 20)
+#define DEFAULT_CHUNK_MB 16
 #define BUFFERS 4
-#define MAX_WORKERS 8
+#define DEFAULT_MAX_WORKERS 8
+#define MAX_WORKERS 64
+
+static size_t chunk_size = (size_t)DEFAULT_CHUNK_MB << 20; /* set by start_workers */
 
 /* ---- a small pool of host threads for parallel memcpy */
 
@@ -65,10 +73,23 @@ static void *worker(void *unused)
     return NULL;
 }
 
+/* A whole number from the environment within [lo, hi], or `fallback`. */
+static long env_long(const char *name, long lo, long hi, long fallback)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return fallback;
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    return *end == '\0' && v >= lo && v <= hi ? v : fallback;
+}
+
 static void start_workers(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int wanted = cores > 2 ? (int)(cores / 2 < MAX_WORKERS ? cores / 2 : MAX_WORKERS) : 0;
+    int wanted = cores > 2 ? (int)(cores / 2 < DEFAULT_MAX_WORKERS ? cores / 2 : DEFAULT_MAX_WORKERS) : 0;
+    wanted = (int)env_long("HIPKIT_STAGING_THREADS", 0, MAX_WORKERS, wanted);
+    chunk_size = (size_t)env_long("HIPKIT_STAGING_CHUNK_MB", 1, 256, DEFAULT_CHUNK_MB) << 20;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -108,7 +129,7 @@ static void parallel_memcpy(void *dst, const void *src, size_t bytes)
 
 static int worth_staging(const void *host, size_t bytes)
 {
-    return bytes >= 4 * CHUNK && !hk_gpu_host_is_pinned(host);
+    return bytes >= ((size_t)32 << 20) && !hk_gpu_host_is_pinned(host);
 }
 
 hk_status hk__staged_copy(const char *fn, void *dst, const void *src, size_t bytes, int to_device, bool *done)
@@ -117,11 +138,12 @@ hk_status hk__staged_copy(const char *fn, void *dst, const void *src, size_t byt
     if (!worth_staging(to_device ? src : dst, bytes))
         return HK_SUCCESS;
     pthread_once(&workers_once, start_workers);
+    const size_t chunk = chunk_size;
     void *buffers[BUFFERS] = {NULL};
     hipEvent_t events[BUFFERS] = {NULL};
     hk_status s = HK_SUCCESS;
     for (int b = 0; b < BUFFERS && s == HK_SUCCESS; b++) {
-        if ((s = hk_host_malloc(&buffers[b], CHUNK)) == HK_SUCCESS &&
+        if ((s = hk_host_malloc(&buffers[b], chunk)) == HK_SUCCESS &&
             hipEventCreateWithFlags(&events[b], hipEventDisableTiming) != hipSuccess)
             s = HK_ERROR_RUNTIME;
     }
@@ -139,13 +161,13 @@ hk_status hk__staged_copy(const char *fn, void *dst, const void *src, size_t byt
     /* The legacy default stream: ordered like the synchronous copy it replaces. */
     hipStream_t stream = NULL;
     hipError_t e = hipSuccess;
-    size_t chunks = (bytes + CHUNK - 1) / CHUNK;
+    size_t chunks = (bytes + chunk - 1) / chunk;
     char *host = to_device ? (char *)src : dst;
     char *device = to_device ? dst : (char *)src;
     if (to_device) {
         for (size_t c = 0; c < chunks && e == hipSuccess; c++) {
             int b = (int)(c % BUFFERS);
-            size_t offset = c * CHUNK, len = bytes - offset < CHUNK ? bytes - offset : CHUNK;
+            size_t offset = c * chunk, len = bytes - offset < chunk ? bytes - offset : chunk;
             if (c >= BUFFERS && (e = hipEventSynchronize(events[b])) != hipSuccess)
                 break;
             parallel_memcpy(buffers[b], host + offset, len);
@@ -158,13 +180,13 @@ hk_status hk__staged_copy(const char *fn, void *dst, const void *src, size_t byt
         for (size_t c = 0; c < chunks && e == hipSuccess; c++) {
             while (issued < chunks && issued < c + BUFFERS && e == hipSuccess) {
                 int b = (int)(issued % BUFFERS);
-                size_t offset = issued * CHUNK, len = bytes - offset < CHUNK ? bytes - offset : CHUNK;
+                size_t offset = issued * chunk, len = bytes - offset < chunk ? bytes - offset : chunk;
                 if ((e = hipMemcpyAsync(buffers[b], device + offset, len, hipMemcpyDeviceToHost, stream)) == hipSuccess)
                     e = hipEventRecord(events[b], stream);
                 issued++;
             }
             int b = (int)(c % BUFFERS);
-            size_t offset = c * CHUNK, len = bytes - offset < CHUNK ? bytes - offset : CHUNK;
+            size_t offset = c * chunk, len = bytes - offset < chunk ? bytes - offset : chunk;
             if (e == hipSuccess && (e = hipEventSynchronize(events[b])) == hipSuccess)
                 parallel_memcpy(host + offset, buffers[b], len);
         }
