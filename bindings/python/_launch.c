@@ -235,12 +235,13 @@ static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     return PyLong_FromLong(status);
 }
 
-/* One operand of binary(): an exact hipkit.ndarray, C-contiguous, on the
+/* One operand of fast_binary(): an exact hipkit.ndarray, C-contiguous, on the
  * current device. 0 when it is not (the caller's Python path decides). */
 typedef struct operand {
     long dtype;
     PyObject *shape; /* borrowed from the object, valid while it lives */
     unsigned long long address, nbytes;
+    PyObject *object; /* the array itself (borrowed) */
 } operand;
 
 static long long_attribute(PyObject *object, PyObject *name, int *ok)
@@ -262,6 +263,7 @@ static int get_operand(PyObject *x, int device, operand *out)
 {
     if (!ndarray_type || Py_TYPE(x) != (PyTypeObject *)ndarray_type)
         return 0;
+    out->object = x;
     int ok = 1;
     PyObject *contiguous = PyObject_GetAttr(x, n_contiguous);
     if (!contiguous)
@@ -299,51 +301,287 @@ static int overlaps_partly(const operand *x, const operand *y)
     return x->address < y->address + y->nbytes && y->address < x->address + x->nbytes;
 }
 
-/* binary(op, dtype_mask, a, b, out, stream) -> hk_status, or -1 when not a
- * case handled here: hk_binary on three C-contiguous hipkit arrays of one
- * shape and one dtype (bit dtype of dtype_mask set), on the current device,
- * out either identical to an input or apart from both. */
-static PyObject *binary(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+/* ---- elementwise binary ops on hipkit arrays without Python frames
+ *
+ * fast_binary(op, dtype_mask, mode, fallback) makes a callable for
+ * hipkit.add & co. (mode 0: (x1, x2, out=None, stream=None)), for ndarray's
+ * operators (mode 1: (self, other)) and in-place operators (mode 2: out is
+ * self). The case handled: hk_binary on C-contiguous hipkit arrays of one
+ * shape and one dtype (its bit set in dtype_mask) on the current device, the
+ * output either identical to an input or apart from both; or a new output:
+ * the memory comes from hk_malloc and the new array is built here, owning it
+ * through an Owner (freed when the array and its views are gone); its cffi
+ * pointer (_data) is made on first use from _hk_address (hipkit/array.py).
+ * Anything else, and any failure, goes to `fallback` with the same
+ * arguments: the Python path, which handles every case or raises the right
+ * error. Called as a method (it is a method descriptor), so the operator
+ * slots pass self without making a bound method. */
+
+static int exiting; /* set at interpreter exit: memory is then left to the process exit */
+
+typedef struct {
+    PyObject_HEAD void *ptr;
+} Owner;
+
+static void owner_dealloc(PyObject *o)
 {
-    (void)self;
-    if (argc != 6 || !PyLong_CheckExact(argv[0]) || !PyLong_CheckExact(argv[1]))
-        return PyLong_FromLong(NOT_HANDLED);
-    int device = 0;
-    if (hk_device_get(&device) != HK_SUCCESS)
-        return PyLong_FromLong(NOT_HANDLED);
-    operand a, b, out;
-    if (!get_operand(argv[2], device, &a) || !get_operand(argv[3], device, &b) ||
-        !get_operand(argv[4], device, &out)) {
-        PyErr_Clear();
-        return PyLong_FromLong(NOT_HANDLED);
-    }
-    long op = PyLong_AsLong(argv[0]), mask = PyLong_AsLong(argv[1]);
-    if (a.dtype != b.dtype || a.dtype != out.dtype || a.dtype < 0 || a.dtype > 30 || !(mask >> a.dtype & 1) ||
-        overlaps_partly(&a, &out) || overlaps_partly(&b, &out)) {
-        PyErr_Clear();
-        return PyLong_FromLong(NOT_HANDLED);
-    }
-    if (a.shape != b.shape || a.shape != out.shape) {
-        int same = PyObject_RichCompareBool(a.shape, b.shape, Py_EQ) == 1 &&
-                   PyObject_RichCompareBool(a.shape, out.shape, Py_EQ) == 1;
-        if (!same) {
-            PyErr_Clear();
-            return PyLong_FromLong(NOT_HANDLED);
-        }
-    }
-    int stream_ok = 0;
-    void *stream = stream_handle(argv[5], &stream_ok);
-    size_t n = a.nbytes / (a.dtype == HK_FLOAT64 || a.dtype == HK_INT64 ? 8 : 4);
-    if (!stream_ok || PyErr_Occurred()) {
-        PyErr_Clear();
-        return PyLong_FromLong(NOT_HANDLED);
-    }
-    hk_status status = hk_binary((hk_binary_op)op, (hk_dtype)a.dtype, n, (const void *)(uintptr_t)a.address,
-                                 (const void *)(uintptr_t)b.address, (void *)(uintptr_t)out.address, (hk_stream)stream);
-    return PyLong_FromLong(status);
+    Owner *w = (Owner *)o;
+    if (w->ptr && !exiting)
+        (void)hk_free(w->ptr); /* a failed free has nobody to report to */
+    Py_TYPE(o)->tp_free(o);
 }
 
-/* configure(ndarray): the array class binary() accepts. */
+static PyTypeObject owner_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._launch.Owner",
+    .tp_basicsize = sizeof(Owner),
+    .tp_dealloc = owner_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Device memory from hk_malloc, freed with the object.",
+};
+
+typedef struct {
+    PyObject_HEAD vectorcallfunc vectorcall;
+    long op, mask;
+    int mode;
+    PyObject *fallback;
+    PyObject *dict; /* __name__, __doc__, __wrapped__ ... (functools.update_wrapper) */
+} FastBinary;
+
+static PyObject *n_out, *n_stream, *n_el_strides, *n_offset, *n_owner, *n_dtype_np, *zero;
+
+static int set(PyObject *object, PyObject *name, PyObject *value)
+{
+    return value ? PyObject_SetAttr(object, name, value) : -1;
+}
+
+/* A new C-contiguous hipkit.ndarray shaped like `a`, at ptr (owned). NULL on a Python error. */
+static PyObject *new_array(const operand *a, void *ptr)
+{
+    PyTypeObject *type = (PyTypeObject *)ndarray_type;
+    PyObject *result = type->tp_alloc(type, 0);
+    if (!result)
+        return NULL;
+    Owner *owner = PyObject_New(Owner, &owner_type);
+    if (!owner) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    owner->ptr = ptr;
+    Py_ssize_t ndim = PyTuple_GET_SIZE(a->shape);
+    PyObject *strides = PyTuple_New(ndim);
+    long long step = 1;
+    for (Py_ssize_t k = ndim - 1; strides && k >= 0; k--) {
+        PyTuple_SET_ITEM(strides, k, PyLong_FromLongLong(step));
+        if (!PyTuple_GET_ITEM(strides, k))
+            Py_CLEAR(strides);
+        else
+            step *= PyLong_AsLongLong(PyTuple_GET_ITEM(a->shape, k));
+    }
+    PyObject *from = a->object;
+    PyObject *dtype = PyObject_GetAttr(from, n_dtype_np), *size = PyObject_GetAttr(from, n_size),
+             *nbytes = PyObject_GetAttr(from, n_nbytes), *hk_dtype = PyObject_GetAttr(from, n_dtype),
+             *device = PyObject_GetAttr(from, n_device);
+    PyObject *address = PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)ptr);
+    int bad = set(result, n_owner, (PyObject *)owner) || set(result, n_shape, a->shape) ||
+              set(result, n_dtype_np, dtype) || set(result, n_size, size) || set(result, n_nbytes, nbytes) ||
+              set(result, n_dtype, hk_dtype) || set(result, n_el_strides, strides) ||
+              set(result, n_contiguous, Py_True) || set(result, n_offset, zero) || set(result, n_device, device) ||
+              set(result, address_name, address);
+    Py_DECREF(owner); /* the array holds it now (or, on failure, nothing does and it frees ptr) */
+    Py_XDECREF(strides);
+    Py_XDECREF(dtype);
+    Py_XDECREF(size);
+    Py_XDECREF(nbytes);
+    Py_XDECREF(hk_dtype);
+    Py_XDECREF(device);
+    Py_XDECREF(address);
+    if (bad) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* The fast case, or NULL without an error set when it does not apply or fails. */
+static PyObject *fast_case(FastBinary *f, PyObject *x1, PyObject *x2, PyObject *out, PyObject *stream_object)
+{
+    int device = 0;
+    if (hk_device_get(&device) != HK_SUCCESS)
+        return NULL;
+    operand a, b, o;
+    if (!get_operand(x1, device, &a) || !get_operand(x2, device, &b) || (out && !get_operand(out, device, &o)))
+        goto not_here;
+    if (a.dtype != b.dtype || a.dtype < 0 || a.dtype > 30 || !(f->mask >> a.dtype & 1))
+        goto not_here;
+    if (a.shape != b.shape && PyObject_RichCompareBool(a.shape, b.shape, Py_EQ) != 1)
+        goto not_here;
+    if (out && (o.dtype != a.dtype || overlaps_partly(&a, &o) || overlaps_partly(&b, &o) ||
+                (o.shape != a.shape && PyObject_RichCompareBool(a.shape, o.shape, Py_EQ) != 1)))
+        goto not_here;
+    int stream_ok = 0;
+    void *stream = stream_handle(stream_object, &stream_ok);
+    if (!stream_ok || PyErr_Occurred())
+        goto not_here;
+    size_t n = a.nbytes / (a.dtype == HK_FLOAT64 || a.dtype == HK_INT64 ? 8 : 4);
+    if (out) {
+        if (hk_binary((hk_binary_op)f->op, (hk_dtype)a.dtype, n, (const void *)(uintptr_t)a.address,
+                      (const void *)(uintptr_t)b.address, (void *)(uintptr_t)o.address, (hk_stream)stream) != HK_SUCCESS)
+            goto not_here; /* the fallback repeats it and raises the library's error */
+        return Py_NewRef(out);
+    }
+    void *ptr = NULL;
+    if (hk_malloc(&ptr, a.nbytes) != HK_SUCCESS)
+        goto not_here; /* the fallback allocates again: OutOfMemoryError with the pool's figures */
+    if (hk_binary((hk_binary_op)f->op, (hk_dtype)a.dtype, n, (const void *)(uintptr_t)a.address,
+                  (const void *)(uintptr_t)b.address, ptr, (hk_stream)stream) != HK_SUCCESS) {
+        (void)hk_free(ptr);
+        goto not_here;
+    }
+    PyObject *result = new_array(&a, ptr);
+    if (!result) { /* a Python error (no memory): the kernel may still write ptr */
+        PyObject *type, *value, *trace;
+        PyErr_Fetch(&type, &value, &trace);
+        (void)hk_stream_synchronize((hk_stream)stream);
+        PyErr_Restore(type, value, trace);
+    }
+    return result; /* on failure new_array's Owner freed ptr */
+not_here:
+    PyErr_Clear();
+    return NULL;
+}
+
+static PyObject *fast_binary_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastBinary *f = (FastBinary *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *out = NULL, *stream = Py_None;
+    if (nargs == 2) {
+        int ok = 1;
+        if (kwnames) {
+            ok = f->mode == 0;
+            for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(kwnames); i++) {
+                PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+                if (PyUnicode_Compare(name, n_out) == 0)
+                    out = value == Py_None ? NULL : value;
+                else if (PyUnicode_Compare(name, n_stream) == 0)
+                    stream = value;
+                else
+                    ok = 0;
+            }
+            PyErr_Clear();
+        }
+        if (f->mode == 2)
+            out = args[0];
+        if (ok) {
+            PyObject *result = fast_case(f, args[0], args[1], out, stream);
+            if (result || PyErr_Occurred())
+                return result;
+        }
+    }
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *fast_binary_repr(PyObject *self)
+{
+    FastBinary *f = (FastBinary *)self;
+    PyObject *name = f->dict ? PyDict_GetItemString(f->dict, "__name__") : NULL;
+    if (name)
+        return PyUnicode_FromFormat("<hipkit function %S (C fast path)>", name);
+    return PyUnicode_FromString("<hipkit function (C fast path)>");
+}
+
+static PyObject *fast_binary_get(PyObject *self, PyObject *instance, PyObject *owner)
+{
+    (void)owner;
+    if (!instance)
+        return Py_NewRef(self);
+    return PyMethod_New(self, instance);
+}
+
+static int fast_binary_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    FastBinary *f = (FastBinary *)self;
+    Py_VISIT(f->fallback);
+    Py_VISIT(f->dict);
+    return 0;
+}
+
+static int fast_binary_clear(PyObject *self)
+{
+    FastBinary *f = (FastBinary *)self;
+    Py_CLEAR(f->fallback);
+    Py_CLEAR(f->dict);
+    return 0;
+}
+
+static void fast_binary_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    fast_binary_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyGetSetDef fast_binary_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject fast_binary_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._launch.FastBinary",
+    .tp_basicsize = sizeof(FastBinary),
+    .tp_dealloc = fast_binary_dealloc,
+    .tp_vectorcall_offset = offsetof(FastBinary, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_repr = fast_binary_repr,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "An elementwise binary op with its common case in C (see _launch.c).",
+    .tp_traverse = fast_binary_traverse,
+    .tp_clear = fast_binary_clear,
+    .tp_descr_get = fast_binary_get,
+    .tp_dictoffset = offsetof(FastBinary, dict),
+    .tp_getset = fast_binary_getset,
+};
+
+/* fast_binary(op, dtype_mask, mode, fallback) -> a FastBinary. */
+static PyObject *fast_binary(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)self;
+    if (argc != 4 || !PyLong_CheckExact(argv[0]) || !PyLong_CheckExact(argv[1]) || !PyLong_CheckExact(argv[2]) ||
+        !PyCallable_Check(argv[3])) {
+        PyErr_SetString(PyExc_TypeError, "fast_binary(op, dtype_mask, mode, fallback)");
+        return NULL;
+    }
+    long mode = PyLong_AsLong(argv[2]);
+    if (mode < 0 || mode > 2) {
+        PyErr_SetString(PyExc_ValueError, "fast_binary: mode is 0 (function), 1 (operator) or 2 (in place)");
+        return NULL;
+    }
+    FastBinary *f = PyObject_GC_New(FastBinary, &fast_binary_type);
+    if (!f)
+        return NULL;
+    f->vectorcall = fast_binary_call;
+    f->op = PyLong_AsLong(argv[0]);
+    f->mask = PyLong_AsLong(argv[1]);
+    f->mode = (int)mode;
+    f->fallback = Py_NewRef(argv[3]);
+    f->dict = NULL;
+    PyObject_GC_Track((PyObject *)f);
+    return (PyObject *)f;
+}
+
+/* exiting(): from now on arrays made here leave their memory to the process exit. */
+static PyObject *set_exiting(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)self;
+    (void)argv;
+    (void)argc;
+    exiting = 1;
+    Py_RETURN_NONE;
+}
+
+/* configure(ndarray): the array class fast_binary() accepts. */
 static PyObject *configure(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
 {
     (void)self;
@@ -372,8 +610,11 @@ static PyObject *pack_only(PyObject *self, PyObject *const *argv, Py_ssize_t arg
 static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Packed kernel launch (see _launch.c)."},
     {"pack", (PyCFunction)(void (*)(void))pack_only, METH_FASTCALL, "The packed arguments (for tests)."},
-    {"binary", (PyCFunction)(void (*)(void))binary, METH_FASTCALL, "hk_binary on hipkit arrays (see _launch.c)."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL, "Set the hipkit.ndarray class."},
+    {"fast_binary", (PyCFunction)(void (*)(void))fast_binary, METH_FASTCALL,
+     "fast_binary(op, dtype_mask, mode, fallback): an elementwise op with its common case in C."},
+    {"exiting", (PyCFunction)(void (*)(void))set_exiting, METH_FASTCALL,
+     "Interpreter exit: memory of arrays made here is left to the process exit."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -389,7 +630,17 @@ PyMODINIT_FUNC PyInit__launch(void)
     n_size = PyUnicode_InternFromString("size");
     n_nbytes = PyUnicode_InternFromString("nbytes");
     n_device = PyUnicode_InternFromString("device");
-    if (!address_name || !stream_name || !n_dtype || !n_shape || !n_contiguous || !n_size || !n_nbytes || !n_device)
+    n_out = PyUnicode_InternFromString("out");
+    n_stream = PyUnicode_InternFromString("stream");
+    n_el_strides = PyUnicode_InternFromString("_el_strides");
+    n_offset = PyUnicode_InternFromString("_offset");
+    n_owner = PyUnicode_InternFromString("_owner");
+    n_dtype_np = PyUnicode_InternFromString("dtype");
+    zero = PyLong_FromLong(0);
+    if (!address_name || !stream_name || !n_dtype || !n_shape || !n_contiguous || !n_size || !n_nbytes || !n_device ||
+        !n_out || !n_stream || !n_el_strides || !n_offset || !n_owner || !n_dtype_np || !zero)
+        return NULL;
+    if (PyType_Ready(&owner_type) < 0 || PyType_Ready(&fast_binary_type) < 0)
         return NULL;
     return PyModule_Create(&module);
 }

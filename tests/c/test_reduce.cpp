@@ -327,24 +327,36 @@ std::vector<Case> sweep_cases()
     return v;
 }
 
-TEST_F(ReduceOnGpu, EveryOpAndDtypeOnEveryLayout)
+// One test per dtype (the CPU references take minutes in all; split, test
+// shards run them in parallel).
+class ReduceSweepOnGpu : public ::testing::TestWithParam<hk_dtype>
+{
+  protected:
+    void SetUp() override { SKIP_WITHOUT_GPU(); }
+};
+
+TEST_P(ReduceSweepOnGpu, EveryOpOnEveryLayout)
 {
     HKTEST_SEEDED_RNG(rng);
     OnGpu gpu;
     hkred::Executor exec = std::cref(gpu);
+    const hk_dtype dtype = GetParam();
     int variant = 0;
     size_t failures = 0;
     for (const Case &c : sweep_cases()) {
-        for (hk_dtype dtype : hkred::kDtypes) {
-            for (hk_reduce_op op : hkred::kOps) {
-                const std::string failure = hkred::check_case(exec, op, dtype, c, rng, variant++);
-                if (!failure.empty() && failures++ < 20)
-                    ADD_FAILURE() << failure;
-            }
+        for (hk_reduce_op op : hkred::kOps) {
+            const std::string failure = hkred::check_case(exec, op, dtype, c, rng, variant++);
+            if (!failure.empty() && failures++ < 20)
+                ADD_FAILURE() << failure;
         }
     }
     EXPECT_EQ(failures, 0u) << "(at most 20 reported above)";
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryDtype, ReduceSweepOnGpu, ::testing::ValuesIn(hkred::kDtypes),
+                         [](const ::testing::TestParamInfo<hk_dtype> &info) {
+                             return std::string(hk_dtype_name(info.param));
+                         });
 
 // Sets the element at logical index `idx` (in the case's shape) to v.
 void poke(std::vector<unsigned char> &pool, const Case &c, hk_dtype dtype, const std::vector<int64_t> &idx,

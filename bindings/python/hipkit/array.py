@@ -102,7 +102,6 @@ class ndarray:
     # which explain what is supported, instead of converting us silently.
     __array_ufunc__ = None
     __array_function__ = None
-    _data = ffi.NULL  # until allocated, so __del__ of a half-made array does nothing
     _own = False
     _base = None
 
@@ -718,3 +717,23 @@ def broadcast_to(a, shape):
 
 def copy(a):
     return asarray(a).copy()
+
+
+class _LazyData:
+    """ndarray._data, the cffi pointer, for arrays whose _data was never set:
+    ffi.NULL before allocation (so __del__ of a half-made array does nothing),
+    and for arrays made by the native fast path (hipkit._launch.fast_binary),
+    which records only the address (_hk_address) and owns the memory through
+    an _owner, the pointer made on first use and kept."""
+
+    def __get__(self, array, owner=None):
+        if array is None:
+            return self
+        address = array.__dict__.get("_hk_address")
+        if address is None:
+            return ffi.NULL
+        data = array.__dict__["_data"] = ffi.cast("void *", address)
+        return data
+
+
+ndarray._data = _LazyData()

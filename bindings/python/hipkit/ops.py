@@ -12,7 +12,9 @@ GPU, because the size or validity of their result is data-dependent).
 Full reductions return 0-d arrays (no copy to the host): float(x.sum()),
 x.sum().item() or .get() fetch the value.
 """
+import atexit
 import builtins
+import functools
 
 import numpy as np
 from numpy.exceptions import AxisError
@@ -244,9 +246,9 @@ def _ufunc_general(name, op, kind, args, out, stream):
 try:  # the native fast path for same-shape, same-dtype contiguous operands (bindings/python/_launch.c)
     from . import _launch as _native
     _native.configure(ndarray)
-    _native_binary = _native.binary
+    atexit.register(_native.exiting)
 except ImportError:  # pragma: no cover - a build without the extension
-    _native_binary = None
+    _native = None
 
 _DTYPE_MASK = {name: builtins.sum(1 << code for code in codes) for name, (_, codes) in _FAST_BINARY.items()}
 
@@ -256,27 +258,19 @@ def _make_ufunc(name, arity, doc):
         def ufunc(x, /, out=None, *, stream=None):
             return _ufunc_general(name, op, kind, (x,), out, stream)
         op, kind = _UFUNCS[name]
-    elif arity == 2 and name in _FAST_BINARY and _native_binary is not None:
-        code, mask = _FAST_BINARY[name][0], _DTYPE_MASK[name]
+    elif arity == 2 and name in _FAST_BINARY and _native is not None:
+        # A C callable (hipkit._launch.fast_binary) takes same-shape, same-dtype
+        # contiguous arrays on the current device straight to hk_binary (a new
+        # output included); everything else reaches this Python function.
         op, kind = _UFUNCS[name]
 
-        def ufunc(x1, x2, /, out=None, *, stream=None):
-            if out is None:
-                if x1.__class__ is ndarray and x2.__class__ is ndarray and x1._hk_dtype == x2._hk_dtype \
-                        and x1.shape == x2.shape:
-                    result = ndarray._empty(x1.shape, x1.dtype)
-                    status = _native_binary(code, mask, x1, x2, result, stream)
-                    if status == 0:
-                        return result
-                    if status > 0:
-                        check(status)
-            else:
-                status = _native_binary(code, mask, x1, x2, out, stream)
-                if status == 0:
-                    return out
-                if status > 0:
-                    check(status)
+        def general(x1, x2, /, out=None, *, stream=None):
             return _ufunc_general(name, op, kind, (x1, x2), out, stream)
+        general.__name__ = general.__qualname__ = name
+        general.__doc__ = doc
+        ufunc = _native.fast_binary(_FAST_BINARY[name][0], _DTYPE_MASK[name], 0, general)
+        functools.update_wrapper(ufunc, general)  # __name__, __doc__, __wrapped__ (inspect.signature)
+        return ufunc
     elif arity == 2:
         def ufunc(x1, x2, /, out=None, *, stream=None):
             return _ufunc_general(name, op, kind, (x1, x2), out, stream)
@@ -813,9 +807,14 @@ def _install_operators():
                          ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
                          ("xor", "bitwise_xor")):
         fn = g[name]
-        setattr(ndarray, f"__{dunder}__", make(fn))
+        forward, inplace = make(fn), make(fn, inplace=True)
+        if name in _FAST_BINARY and _native is not None:  # the common case in C, the rest in Python
+            code, mask = _FAST_BINARY[name][0], _DTYPE_MASK[name]
+            forward = functools.update_wrapper(_native.fast_binary(code, mask, 1, forward), forward)
+            inplace = functools.update_wrapper(_native.fast_binary(code, mask, 2, inplace), inplace)
+        setattr(ndarray, f"__{dunder}__", forward)
         setattr(ndarray, f"__r{dunder}__", make(fn, reflected=True))
-        setattr(ndarray, f"__i{dunder}__", make(fn, inplace=True))
+        setattr(ndarray, f"__i{dunder}__", inplace)
     for dunder, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                          ("gt", "greater"), ("ge", "greater_equal")):
         setattr(ndarray, f"__{dunder}__", make(g[name]))
