@@ -78,13 +78,19 @@ HK_DEVICE int popc(lanemask m)
 }
 
 // The lanes (among those with `active`) whose `digit` (< 256) equals this
-// lane's; 0 for an inactive lane. NVIDIA: match.any; elsewhere: eight ballots.
-HK_DEVICE lanemask match_digit(unsigned digit, bool active)
+// lane's; 0 for an inactive lane. Eight ballots (as CUB's MatchAny); with
+// `hardware` on NVIDIA, match.any instead, whose cost grows with the number
+// of distinct digits in the warp (HIPKIT_SORT_MATCH_ANY=1, for bench sweeps).
+HK_DEVICE lanemask match_digit(unsigned digit, bool active, bool hardware = false)
 {
 #if defined(__CUDACC__)
-    unsigned m = __match_any_sync(0xffffffffu, active ? digit : 0xffffffffu);
-    return active ? (lanemask)m : 0ull;
+    if (hardware) {
+        unsigned m = __match_any_sync(0xffffffffu, active ? digit : 0xffffffffu);
+        return active ? (lanemask)m : 0ull;
+    }
 #else
+    (void)hardware;
+#endif
     lanemask m = warp_ballot(active);
 #pragma unroll
     for (int b = 0; b < 8; b++) {
@@ -93,7 +99,6 @@ HK_DEVICE lanemask match_digit(unsigned digit, bool active)
         m &= bit ? with : ~with;
     }
     return active ? m : 0ull;
-#endif
 }
 
 // Loads and stores that go to the device-coherent level (L2), never served

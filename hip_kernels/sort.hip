@@ -26,6 +26,8 @@
 // row's digits are the most significant passes. Passes ping-pong between two
 // scratch buffers; the first reads the input view directly and the last writes
 // the output views directly when they are one-strided (else through scratch).
+#include <stdlib.h>
+
 #include "gpu/gpu.h"
 #include "hipkit_device.h"
 #include "kernels_scan_sort.h"
@@ -217,6 +219,7 @@ struct radix_params {
     int64_t final_indices_stride;
     uint64_t n, N; // keys, row length
     int kind, key_passes, passes;
+    int match_any; // rank with the hardware match.any (NVIDIA; HIPKIT_SORT_MATCH_ANY=1) instead of ballots
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
@@ -515,7 +518,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const bool live = dig[i] < (uint32_t)RADIX;
-        const lanemask peers = match_digit(dig[i], live);
+        const lanemask peers = match_digit(dig[i], live, p.match_any != 0);
         const uint32_t lower = (uint32_t)popc(peers & below);
         const uint32_t before = live ? my_hist[dig[i]] : 0u;
         syncwarp();
@@ -742,6 +745,16 @@ template <typename U, typename P> radix_plan make_plan(const hkk_sort_args *a)
     return pl;
 }
 
+// Bench-only knob: HIPKIT_SORT_MATCH_ANY=1 ranks with match.any (read once).
+static int match_any_wanted()
+{
+    static const int wanted = [] {
+        const char *e = getenv("HIPKIT_SORT_MATCH_ANY");
+        return e && e[0] == '1' ? 1 : 0;
+    }();
+    return wanted;
+}
+
 template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
 {
     const radix_plan pl = make_plan<U, P>(a);
@@ -777,6 +790,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     p.n = pl.n;
     p.N = (uint64_t)a->length;
     p.kind = key_kind(a->dtype);
+    p.match_any = match_any_wanted();
     p.key_passes = pl.key_passes;
     p.passes = pl.passes;
     p.portion_keys = pl.portion_keys;
