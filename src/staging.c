@@ -7,8 +7,8 @@
  *
  * Tuning (read once per process): HIPKIT_STAGING_CHUNK_MB, the size of each
  * pinned buffer (1..256, default 16), and HIPKIT_STAGING_THREADS, the host
- * threads that copy besides the caller (0..64; default three quarters of the
- * cores, at most 12). bench/transfer_bench sweeps them. */
+ * threads that copy besides the caller (0..64; default all cores but two,
+ * at most 14). bench/transfer_bench sweeps them. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@
 
 #define DEFAULT_CHUNK_MB 16
 #define BUFFERS 4
-#define DEFAULT_MAX_WORKERS 12
+#define DEFAULT_MAX_WORKERS 14
 #define MAX_WORKERS 64
 
 static size_t chunk_size = (size_t)DEFAULT_CHUNK_MB << 20; /* set by start_workers */
@@ -125,7 +125,7 @@ static long env_long(const char *name, long lo, long hi, long fallback)
 static void start_workers(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int wanted = cores > 2 ? (int)(cores * 3 / 4 < DEFAULT_MAX_WORKERS ? cores * 3 / 4 : DEFAULT_MAX_WORKERS) : 0;
+    int wanted = cores > 2 ? (int)(cores - 2 < DEFAULT_MAX_WORKERS ? cores - 2 : DEFAULT_MAX_WORKERS) : 0;
     wanted = (int)env_long("HIPKIT_STAGING_THREADS", 0, MAX_WORKERS, wanted);
     chunk_size = (size_t)env_long("HIPKIT_STAGING_CHUNK_MB", 1, 256, DEFAULT_CHUNK_MB) << 20;
     pthread_attr_t attr;
