@@ -14,6 +14,10 @@ namespace
 {
 
 using hktest::C_ORDER;
+using hktest::item_size;
+using hktest::kAllDtypes;
+using hktest::mode_names;
+using hktest::numpy_index;
 using hktest::REVERSED_BATCH;
 using hktest::REVERSED_ROWS;
 using hktest::REVERSED_TRANSPOSED;
@@ -680,15 +684,7 @@ TEST_F(MatmulOnGpu, VendorFromSeveralThreads)
 
 // ================================================================== GPU: take
 
-// Element bytes by dtype; data avoids the all-0xFF pattern so a poisoned (unwritten) element never
-// passes as a copied one.
-size_t item_size(hk_dtype d)
-{
-    size_t bytes = 0;
-    EXPECT_EQ(hk_dtype_size(d, &bytes), HK_SUCCESS);
-    return bytes;
-}
-
+// Data avoids the all-0xFF pattern so a poisoned (unwritten) element never passes as a copied one.
 struct TakeCase {
     std::vector<int64_t> in_shape;
     Kind in_kind;
@@ -698,19 +694,6 @@ struct TakeCase {
     hk_take_mode mode;
     Kind idx_kind = C_ORDER, out_kind = C_ORDER;
 };
-
-int64_t numpy_index(int64_t j, int64_t n, hk_take_mode mode)
-{
-    if (mode == HK_TAKE_WRAP) {
-        j %= n;
-        return j < 0 ? j + n : j;
-    }
-    if (mode == HK_TAKE_CLIP)
-        return j < 0 ? 0 : j >= n ? n - 1 : j;
-    return j < 0 ? j + n : j; // RAISE: valid indices only
-}
-
-const char *const mode_names[] = {"raise", "wrap", "clip"};
 
 // Runs one take and compares out byte for byte with the CPU's numpy.take.
 bool check_take(const TakeCase &c, hk_dtype dtype, std::mt19937_64 &rng, hk_stream stream = nullptr)
@@ -793,9 +776,6 @@ bool check_take(const TakeCase &c, hk_dtype dtype, std::mt19937_64 &rng, hk_stre
 class TakeOnGpu : public GpuTest
 {
 };
-
-const hk_dtype kAllDtypes[] = {HK_BOOL,  HK_INT8,   HK_UINT8,   HK_INT32,   HK_UINT32,
-                               HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
 
 // Every dtype (1, 2, 4 and 8-byte elements), every axis, 0-d / 1-d / 2-d indices, negative indices,
 // each mode, and transposed / reversed / spread views of in, indices and out.

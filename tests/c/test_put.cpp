@@ -12,6 +12,10 @@ namespace
 {
 
 using hktest::C_ORDER;
+using hktest::item_size;
+using hktest::kAllDtypes;
+using hktest::mode_names;
+using hktest::numpy_index;
 using hktest::Kind;
 using hktest::kind_names;
 using hktest::Layout;
@@ -150,17 +154,6 @@ TEST(Put, NeedsAGpuForRealWork)
 
 // ================================================================== GPU
 
-size_t item_size(hk_dtype d)
-{
-    size_t bytes = 0;
-    EXPECT_EQ(hk_dtype_size(d, &bytes), HK_SUCCESS);
-    return bytes;
-}
-
-const hk_dtype kAllDtypes[] = {HK_BOOL,  HK_INT8,   HK_UINT8,   HK_INT32,   HK_UINT32,
-                               HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
-const char *const mode_names[] = {"raise", "wrap", "clip"};
-
 constexpr int FLAT = HK_PUT_FLAT;
 
 struct PutCase {
@@ -172,17 +165,6 @@ struct PutCase {
     hk_take_mode mode;
     Kind idx_kind = C_ORDER, values_kind = C_ORDER;
 };
-
-int64_t numpy_index(int64_t j, int64_t n, hk_take_mode mode)
-{
-    if (mode == HK_TAKE_WRAP) {
-        j %= n;
-        return j < 0 ? j + n : j;
-    }
-    if (mode == HK_TAKE_CLIP)
-        return j < 0 ? 0 : j >= n ? n - 1 : j;
-    return j < 0 ? j + n : j; // RAISE: valid indices only
-}
 
 std::string hex(const unsigned char *p, size_t n)
 {

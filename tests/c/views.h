@@ -132,6 +132,31 @@ inline int64_t offset_of(const Layout &l, const std::vector<int64_t> &index)
     return off;
 }
 
+// Element bytes of a dtype.
+inline size_t item_size(hk_dtype d)
+{
+    size_t bytes = 0;
+    hk_dtype_size(d, &bytes);
+    return bytes;
+}
+
+inline const hk_dtype kAllDtypes[] = {HK_BOOL,  HK_INT8,   HK_UINT8,   HK_INT32,   HK_UINT32,
+                                      HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
+
+// hk_take_mode as NumPy spells it, and the position NumPy's take / put reach for index j of an axis of n.
+inline const char *const mode_names[] = {"raise", "wrap", "clip"};
+
+inline int64_t numpy_index(int64_t j, int64_t n, hk_take_mode mode)
+{
+    if (mode == HK_TAKE_WRAP) {
+        j %= n;
+        return j < 0 ? j + n : j;
+    }
+    if (mode == HK_TAKE_CLIP)
+        return j < 0 ? 0 : j >= n ? n - 1 : j;
+    return j < 0 ? j + n : j; // RAISE: valid indices only
+}
+
 } // namespace hktest
 
 #endif

@@ -128,8 +128,12 @@ def result_type(*arrays_and_dtypes):
 
 
 def can_cast(from_, to, /):
-    """Whether `from_` (a dtype or an array) converts to `to` without losing values."""
-    return bool(np.can_cast(_as_dtype(from_), _dtype(to), "safe"))
+    """Whether the standard's promotion table casts `from_` (a dtype or an array) to `to`: within
+    one kind (bool, integers, floats) and without losing values. Unlike numpy.can_cast, never across
+    kinds (int8 to float32 is False)."""
+    src, dst = _as_dtype(from_), _dtype(to)
+    kind = {"b": "b", "i": "i", "u": "i", "f": "f"}
+    return kind[src.kind] == kind[dst.kind] and bool(np.can_cast(src, dst, "safe"))
 
 
 def isdtype(dtype, kind):

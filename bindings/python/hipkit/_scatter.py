@@ -187,8 +187,10 @@ def advanced_set(x, key, value):
     if len(items) == 1 and isinstance(items[0], ndarray) and items[0].dtype == _BOOL and \
             items[0].shape == x.shape and x.ndim and (not isinstance(value, ndarray) or value.size == 1):
         one = _value_array(value, x.dtype)
-        ops.where(items[0], one.reshape(()), x, out=x)
-        return
+        if one.size == 1:
+            ops.where(items[0], one.reshape(()), x, out=x)
+            return
+        value = one
     entries = _parse(x, key)
     # The basic part: every slice applied, array axes kept whole.
     view = x[tuple(e[1] if e[0] == "slice" else slice(None) for e in entries if e[0] != "new")]
@@ -234,7 +236,7 @@ def advanced_set(x, key, value):
         return
     if len(arrays) == 1:
         e = arrays[0]
-        put_raw(view, values, e[1], e[2], lib.HK_TAKE_RAISE)
+        put_raw(view, values, e[1], e[2], lib.HK_TAKE_WRAP if e[3] else lib.HK_TAKE_RAISE)  # checked: no wait
         return
     # Several array indices: checked, normalised, and combined into C-order positions of the view:
     # the index dimensions' positions plus, along each slice dimension, that axis's positions.
