@@ -285,6 +285,6 @@ def put(a, ind, v, mode="raise", *, stream=None):
         return
     if values.size != idx.size:  # repeated cyclically, as NumPy's put
         from .ops import take
-        values = values.reshape(()) ._broadcast_to(idx.shape) if values.size == 1 else \
+        values = values.reshape(())._broadcast_to(idx.shape) if values.size == 1 else \
             take(values, _arange(idx.size), mode="wrap", stream=stream)
     put_raw(a, values, idx, lib.HK_PUT_FLAT, _MODES[mode], stream)
