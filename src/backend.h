@@ -14,6 +14,7 @@ struct hkk_scan_args; /* hip_kernels/kernels_scan_sort.h */
 struct hkk_sort_args;
 struct hkk_matmul_args; /* hip_kernels/kernels_matmul.h */
 struct hkk_take_args;
+struct hkk_put_args;
 struct hkk_layout;        /* hip_kernels/kernels.h */
 struct hkk_reduce_layout; /* hip_kernels/kernels_reduce.h */
 
@@ -62,6 +63,10 @@ typedef struct hk__backend {
      * in and out point at the layout's origin elements */
     hk_status (*reduce)(const char *fn, void *stream, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,
                         const struct hkk_reduce_layout *layout, int ddof);
+    /* ---- put (issue 5): hk_put's scatter (src/put.c); `check` (RAISE mode, else NULL) describes the
+     * indices for take's index check, run first; axis (normalised) only names the axis in messages */
+    hk_status (*put)(const char *fn, void *stream, const struct hkk_put_args *args,
+                     const struct hkk_take_args *check, int axis);
 } hk__backend;
 
 /* The table for the calling thread's current device. */

@@ -193,6 +193,15 @@ static hk_status reduce(const char *fn, void *stream, hk_reduce_op op, hk_dtype 
     return s;
 }
 
+/* ---- put (issue 5): the indices are checked (and the stream waited for) before anything is written */
+static hk_status put(const char *fn, void *stream, const hkk_put_args *args, const hkk_take_args *check, int axis)
+{
+    if (check)
+        HK_TRY(hk__take_check_indices(fn, stream, check, axis));
+    hkk_launch l = launch_for(stream);
+    return launched(fn, hkk_put(&l, args), "launching the put kernel");
+}
+
 static const hk__backend gpu_backend = {
     device_alloc, device_release, host_alloc, host_release, free_memory, synchronize, stream_order,   copy,
     set,          fill,           iota,       axpy,         binary,      sum,         random_numbers, copy_array,
@@ -204,6 +213,8 @@ static const hk__backend gpu_backend = {
     hk__gpu_matmul, hk__gpu_take,
     /* ---- reduce (issue 3) */
     reduce,
+    /* ---- put (issue 5) */
+    put,
 };
 
 const hk__backend *hk__backend_current(void)

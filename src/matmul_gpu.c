@@ -283,28 +283,32 @@ static hk_status first_bad_index(const char *fn, void *stream, const hkk_take_ar
     return s == HK_SUCCESS ? f : s;
 }
 
+hk_status hk__take_check_indices(const char *fn, void *stream, const hkk_take_args *p, int axis)
+{
+    unsigned long long first = 0;
+    HK_TRY(first_bad_index(fn, stream, p, &first));
+    if (first == ULLONG_MAX)
+        return HK_SUCCESS;
+    /* Read the offending value itself: its offset in the indices' own layout. */
+    unsigned long long rest = first;
+    int64_t off = 0;
+    for (int d = p->idx_ndim - 1; d >= 0; d--) {
+        const unsigned long long extent = (unsigned long long)p->idx_shape[d];
+        off += (int64_t)(rest % extent) * p->idx_own_strides[d];
+        rest /= extent;
+    }
+    int64_t value = 0;
+    GPU_CALL(fn, hipMemcpy(&value, p->indices + off, sizeof value, hipMemcpyDeviceToHost));
+    return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                    "index %lld is out of bounds for axis %d with size %lld (element %llu of indices in C "
+                    "order; mode HK_TAKE_RAISE; out was not written)",
+                    (long long)value, axis, (long long)p->axis_size, first);
+}
+
 hk_status hk__gpu_take(const char *fn, void *stream, const hkk_take_args *p, int axis)
 {
-    if (p->mode == HK_TAKE_RAISE) {
-        unsigned long long first = 0;
-        HK_TRY(first_bad_index(fn, stream, p, &first));
-        if (first != ULLONG_MAX) {
-            /* Read the offending value itself: its offset in the indices' own layout. */
-            unsigned long long rest = first;
-            int64_t off = 0;
-            for (int d = p->idx_ndim - 1; d >= 0; d--) {
-                const unsigned long long extent = (unsigned long long)p->idx_shape[d];
-                off += (int64_t)(rest % extent) * p->idx_own_strides[d];
-                rest /= extent;
-            }
-            int64_t value = 0;
-            GPU_CALL(fn, hipMemcpy(&value, p->indices + off, sizeof value, hipMemcpyDeviceToHost));
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                            "index %lld is out of bounds for axis %d with size %lld (element %llu of indices in C "
-                            "order; mode HK_TAKE_RAISE; out was not written)",
-                            (long long)value, axis, (long long)p->axis_size, first);
-        }
-    }
+    if (p->mode == HK_TAKE_RAISE)
+        HK_TRY(hk__take_check_indices(fn, stream, p, axis));
     hkk_launch l = launch_for(stream);
     return launched(fn, hkk_take(&l, p), "launching the take kernel");
 }

@@ -14,6 +14,12 @@ hk_status hk__gpu_matmul(const char *fn, void *stream, const hkk_matmul_args *ar
  * (the caller's, normalised) only names the axis in the error message. */
 hk_status hk__gpu_take(const char *fn, void *stream, const hkk_take_args *args, int axis);
 
+/* RAISE mode's index check of hk_take and hk_put (issue 5): runs the check kernel over the indices
+ * described by args (indices, axis_size and the idx_* layout), waits for `stream`, and fails with
+ * HK_ERROR_INVALID_ARGUMENT naming the first index outside [-axis_size, axis_size) ("index 7 is out of
+ * bounds for axis `axis` with size 5"), or returns HK_SUCCESS. */
+hk_status hk__take_check_indices(const char *fn, void *stream, const hkk_take_args *args, int axis);
+
 /* Drop extent-1 dimensions, then merge neighbours that each of the `arrays` stride lists walks as one
  * (strides[a][k] * shape[k] == strides[a][k - 1]); in place. Returns the new ndim (0: one element). */
 int hk__matmul_coalesce(int ndim, int64_t *shape, int64_t *const *strides, int arrays);

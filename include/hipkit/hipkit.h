@@ -518,6 +518,38 @@ HK_API const char *hk_reduce_op_name(hk_reduce_op op);
 HK_API hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk_array *out, int ddof,
                            hk_stream stream);
 
+/* ---- put (issue 5) */
+
+/* hk_put's axis for a flat put: indices address out's elements by their C-order position, whatever
+ * out's strides (NumPy's put into out.flat). */
+#define HK_PUT_FLAT (-128)
+
+/* The inverse of hk_take, in place on out: out[..., indices[J], ...] = values[..., J, ...] for every
+ * position J of indices (NumPy's `x[:, idx] = values` for an index array on one axis).
+ * values' shape is out.shape[:axis] + indices.shape + out.shape[axis+1:] (take's result shape) and its
+ * dtype out's (any of the ten; elements are copied as bytes: convert values first, e.g. with
+ * hk_copy_array; another dtype is HK_ERROR_INVALID_ARGUMENT); values may be any view, strides of 0
+ * included (a broadcast value). indices int64 (any view, 0-d included; other dtypes:
+ * HK_ERROR_INVALID_ARGUMENT). axis in 0..out->ndim-1 (negative counts from the end; a 0-d out has no
+ * axis), or HK_PUT_FLAT: then values has indices' shape and index i addresses element i of out in C
+ * order (out of any ndim, 0-d included, whose "axis" is its element count). Index i of an axis of
+ * size n is normalised as hk_take's:
+ *   RAISE: -n <= i < n is valid, negative counts from the end; any other value fails the call with
+ *          HK_ERROR_INVALID_ARGUMENT ("index 7 is out of bounds for axis 1 with size 5", naming the
+ *          first bad index in the C order of indices; a flat put names axis 0) after synchronizing
+ *          `stream`; out is then left unwritten (every index is checked before anything is written).
+ *   WRAP:  i mod n (Python's modulo).
+ *   CLIP:  clipped to 0..n-1 (negative indices give 0).
+ * Duplicate indices: which of the values aimed at one element lands is unspecified (NumPy says the
+ * same of advanced assignment), but every element written holds one of those values whole (elements
+ * are stored with single stores of at most 8 bytes; along an axis, the elements of one row may come
+ * from different duplicates). Putting into an empty axis is an error when values is not empty (an
+ * empty values is success without a launch, even in RAISE mode). out must not overlap values or
+ * indices, nor repeat an element (a stride of 0 on an extent above 1). Asynchronous on `stream`
+ * except in RAISE mode. */
+HK_API hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, const hk_array *out,
+                        hk_take_mode mode, hk_stream stream);
+
 /* ------------------------------------------------- user kernels (run time) */
 
 /* Write a kernel once in HIP C++; hipkit compiles it at run time (hiprtc on

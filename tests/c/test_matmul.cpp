@@ -2,6 +2,7 @@
 // fresh random data with outputs poisoned first, over awkward sizes, batches with broadcasting,
 // transposed / reversed / spread views and strided outputs; plus every argument check without a GPU.
 #include "common.h"
+#include "views.h"
 
 #include <atomic>
 #include <cmath>
@@ -12,34 +13,24 @@
 namespace
 {
 
-hk_array view(void *data, hk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {})
-{
-    hk_array a{};
-    a.data = data;
-    a.dtype = dtype;
-    a.ndim = static_cast<int>(shape.size());
-    if (strides.empty()) { // C-contiguous
-        strides.resize(shape.size());
-        int64_t step = 1;
-        for (size_t k = shape.size(); k-- > 0;) {
-            strides[k] = step;
-            step *= shape[k];
-        }
-    }
-    for (size_t k = 0; k < shape.size(); k++) {
-        a.shape[k] = shape[k];
-        a.strides[k] = strides[k];
-    }
-    return a;
-}
-
-std::string shape_string(const std::vector<int64_t> &shape)
-{
-    std::string s = "(";
-    for (size_t k = 0; k < shape.size(); k++)
-        s += (k ? ", " : "") + std::to_string(shape[k]);
-    return s + (shape.size() == 1 ? ",)" : ")");
-}
+using hktest::C_ORDER;
+using hktest::item_size;
+using hktest::kAllDtypes;
+using hktest::mode_names;
+using hktest::numpy_index;
+using hktest::REVERSED_BATCH;
+using hktest::REVERSED_ROWS;
+using hktest::REVERSED_TRANSPOSED;
+using hktest::SPREAD;
+using hktest::TRANSPOSED;
+using hktest::Kind;
+using hktest::kind_names;
+using hktest::Layout;
+using hktest::make_layout;
+using hktest::offset_of;
+using hktest::shape_string;
+using hktest::view;
+using hktest::walk;
 
 // Re-runs the current test in a child process with `assignment` (NAME=value) in its environment.
 int run_this_test_with(const std::string &assignment)
@@ -329,95 +320,6 @@ TEST(Take, NeedsAGpuForRealWork)
 }
 
 // ================================================================== GPU: matmul
-
-// How a test lays a view out in memory.
-enum Kind {
-    C_ORDER,             // contiguous
-    TRANSPOSED,          // the matrix column-major (last two dimensions swapped in memory)
-    REVERSED_ROWS,       // contiguous, rows walked backwards (negative stride)
-    SPREAD,              // every other element, 3 elements of padding after each row and matrix
-    REVERSED_TRANSPOSED, // column-major and both matrix strides negative
-    REVERSED_BATCH,      // contiguous, batch dimensions walked backwards
-    KIND_COUNT
-};
-const char *const kind_names[] = {"contiguous", "transposed", "reversed rows", "spread", "reversed transposed",
-                                  "reversed batch"};
-
-struct Layout {
-    std::vector<int64_t> shape, strides;
-    int64_t offset = 0; // of element (0, ..., 0) in the buffer
-    size_t span = 1;    // elements the buffer needs
-};
-
-Layout make_layout(const std::vector<int64_t> &shape, Kind kind)
-{
-    Layout l;
-    const size_t nd = shape.size();
-    l.shape = shape;
-    l.strides.assign(nd, 0);
-    std::vector<size_t> order(nd); // memory order, outermost first
-    for (size_t d = 0; d < nd; d++)
-        order[d] = d;
-    if ((kind == TRANSPOSED || kind == REVERSED_TRANSPOSED) && nd >= 2)
-        std::swap(order[nd - 2], order[nd - 1]);
-    int64_t step = kind == SPREAD ? 2 : 1;
-    for (size_t i = nd; i-- > 0;) {
-        const size_t d = order[i];
-        l.strides[d] = step;
-        step = step * std::max<int64_t>(shape[d], 1) + (kind == SPREAD ? 3 : 0);
-    }
-    if (kind == REVERSED_ROWS && nd >= 2)
-        l.strides[nd - 2] = -l.strides[nd - 2];
-    if (kind == REVERSED_TRANSPOSED && nd >= 2) {
-        l.strides[nd - 2] = -l.strides[nd - 2];
-        l.strides[nd - 1] = -l.strides[nd - 1];
-    }
-    if (kind == REVERSED_BATCH)
-        for (size_t d = 0; d + 2 < nd; d++)
-            l.strides[d] = -l.strides[d];
-    int64_t high = 0;
-    for (size_t d = 0; d < nd; d++) {
-        if (shape[d] <= 1)
-            continue;
-        if (l.strides[d] < 0)
-            l.offset += -l.strides[d] * (shape[d] - 1);
-        else
-            high += l.strides[d] * (shape[d] - 1);
-    }
-    l.span = static_cast<size_t>(l.offset + high + 1);
-    return l;
-}
-
-// Calls visit(index) for every index of `shape`, in C order.
-void walk(const std::vector<int64_t> &shape, const std::function<void(const std::vector<int64_t> &)> &visit)
-{
-    for (int64_t e : shape)
-        if (e == 0)
-            return;
-    std::vector<int64_t> index(shape.size(), 0);
-    while (true) {
-        visit(index);
-        size_t d = shape.size();
-        while (d > 0) {
-            d--;
-            if (++index[d] < shape[d])
-                break;
-            index[d] = 0;
-            if (d == 0)
-                return;
-        }
-        if (shape.empty())
-            return;
-    }
-}
-
-int64_t offset_of(const Layout &l, const std::vector<int64_t> &index)
-{
-    int64_t off = l.offset;
-    for (size_t d = 0; d < index.size(); d++)
-        off += index[d] * l.strides[d];
-    return off;
-}
 
 struct MatmulCase {
     std::vector<int64_t> a_shape, b_shape;
@@ -782,15 +684,7 @@ TEST_F(MatmulOnGpu, VendorFromSeveralThreads)
 
 // ================================================================== GPU: take
 
-// Element bytes by dtype; data avoids the all-0xFF pattern so a poisoned (unwritten) element never
-// passes as a copied one.
-size_t item_size(hk_dtype d)
-{
-    size_t bytes = 0;
-    EXPECT_EQ(hk_dtype_size(d, &bytes), HK_SUCCESS);
-    return bytes;
-}
-
+// Data avoids the all-0xFF pattern so a poisoned (unwritten) element never passes as a copied one.
 struct TakeCase {
     std::vector<int64_t> in_shape;
     Kind in_kind;
@@ -800,19 +694,6 @@ struct TakeCase {
     hk_take_mode mode;
     Kind idx_kind = C_ORDER, out_kind = C_ORDER;
 };
-
-int64_t numpy_index(int64_t j, int64_t n, hk_take_mode mode)
-{
-    if (mode == HK_TAKE_WRAP) {
-        j %= n;
-        return j < 0 ? j + n : j;
-    }
-    if (mode == HK_TAKE_CLIP)
-        return j < 0 ? 0 : j >= n ? n - 1 : j;
-    return j < 0 ? j + n : j; // RAISE: valid indices only
-}
-
-const char *const mode_names[] = {"raise", "wrap", "clip"};
 
 // Runs one take and compares out byte for byte with the CPU's numpy.take.
 bool check_take(const TakeCase &c, hk_dtype dtype, std::mt19937_64 &rng, hk_stream stream = nullptr)
@@ -895,9 +776,6 @@ bool check_take(const TakeCase &c, hk_dtype dtype, std::mt19937_64 &rng, hk_stre
 class TakeOnGpu : public GpuTest
 {
 };
-
-const hk_dtype kAllDtypes[] = {HK_BOOL,  HK_INT8,   HK_UINT8,   HK_INT32,   HK_UINT32,
-                               HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
 
 // Every dtype (1, 2, 4 and 8-byte elements), every axis, 0-d / 1-d / 2-d indices, negative indices,
 // each mode, and transposed / reversed / spread views of in, indices and out.

@@ -301,10 +301,13 @@ class ndarray:
             check(lib.hk_memcpy_dtod(out._data, source._data, self.nbytes))  # unified addressing: any two GPUs
         return out
 
-    def __array_namespace__(self, *, api_version=None):
-        """The module implementing the array API standard's functions for this array: hipkit."""
-        if api_version is not None and api_version not in ("2022.12", "2023.12"):
-            raise ValueError(f"hipkit does not implement array API version {api_version!r}")
+    def __array_namespace__(self, /, *, api_version=None):
+        """The module implementing the array API standard's functions for this array: hipkit (the
+        subset it implements: see hipkit's docstring). api_version: None (the latest hipkit knows)
+        or "2021.12", "2022.12" or "2023.12"; any other value raises (ValueError; TypeError for a
+        non-string), as the standard asks."""
+        from . import _array_api
+        _array_api.check_api_version(api_version)
         import hipkit
         return hipkit
 
@@ -418,7 +421,7 @@ class ndarray:
         return method
 
     for _name in ("sum", "prod", "min", "max", "argmin", "argmax", "mean", "var", "std", "any", "all",
-                  "cumsum", "cumprod", "argsort", "clip", "dot", "take", "nonzero", "round"):
+                  "cumsum", "cumprod", "argsort", "clip", "dot", "take", "put", "nonzero", "round"):
         locals()[_name] = _method(_name)
     del _name
 
@@ -502,7 +505,7 @@ def _assign(target, value, stream=None):
 
 # ---------------------------------------------------------------- creation
 
-def empty(shape, dtype=np.float64):
+def empty(shape, dtype=None):
     return ndarray(shape, dtype)
 
 
@@ -517,12 +520,12 @@ def full(shape, fill_value, dtype=None, stream=None):
     return array
 
 
-def zeros(shape, dtype=np.float64, stream=None):
-    return full(shape, 0, dtype, stream=stream)
+def zeros(shape, dtype=None, stream=None):
+    return full(shape, 0, np.float64 if dtype is None else dtype, stream=stream)
 
 
-def ones(shape, dtype=np.float64, stream=None):
-    return full(shape, 1, dtype, stream=stream)
+def ones(shape, dtype=None, stream=None):
+    return full(shape, 1, np.float64 if dtype is None else dtype, stream=stream)
 
 
 def _like_dtype(a, dtype):
@@ -582,8 +585,19 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, stream=None):
     return result.astype(out_dtype, copy=False, stream=stream)
 
 
-def asarray(obj, dtype=None):
-    """A hipkit.ndarray holding `obj` (a hipkit.ndarray of the asked dtype is returned as it is)."""
+def asarray(obj, dtype=None, *, copy=None):
+    """A hipkit.ndarray holding `obj` (a hipkit.ndarray of the asked dtype is returned as it is).
+    copy (the array API's): True always copies; False never does (ValueError when it would have to:
+    host data, another dtype); None copies only when needed."""
+    if copy:
+        return asarray(obj, dtype).copy()
+    if copy is False:
+        device_data = isinstance(obj, ndarray) or hasattr(obj, "__cuda_array_interface__") or (
+            hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) != 1)  # 1: kDLCPU
+        result = asarray(obj) if device_data else None
+        if result is None or dtype is not None and _dtype(dtype) != result.dtype:
+            raise ValueError("asarray: copy=False, but this needs a copy (host data, or another dtype)")
+        return result
     if isinstance(obj, ndarray):
         if dtype is not None and _dtype(dtype) != obj.dtype:
             return obj.astype(dtype)
@@ -703,7 +717,16 @@ def swapaxes(a, axis1, axis2):
     return a.swapaxes(axis1, axis2)
 
 
-def reshape(a, shape):
+def reshape(a, shape, *, copy=None):
+    """a with a new shape: a view when the strides allow, else a copy. copy (the array API's): True
+    always copies, False raises ValueError instead of copying."""
+    if copy:
+        return a.copy().reshape(shape)
+    if copy is False:
+        new_shape = _layout.resolve_reshape(a.size, shape if not hasattr(shape, "__index__") else (shape,))
+        if _layout.reshape_view(a.shape, a._el_strides, a._offset, new_shape) is None:
+            raise ValueError(f"reshape: copy=False, but {a.shape} with strides {a.strides} cannot be viewed as "
+                             f"{new_shape}")
     return a.reshape(shape)
 
 

@@ -26,6 +26,7 @@ from .array import (_HK_DTYPE, _check_device, _copy_into, _desc, _dtype, _host_s
                     asarray, ndarray)
 from .device import _stream_handle
 from .errors import InvalidArgumentError, check
+from ._scatter import put  # noqa: F401 (hipkit.put: numpy.put through hk_put)
 
 _BOOL = np.dtype(np.bool_)
 _INT8 = np.dtype(np.int8)
@@ -485,12 +486,24 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     return _reduce("mean", a, axis, dtype, out, keepdims, stream=stream)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
-    return _reduce("var", a, axis, dtype, out, keepdims, ddof, stream=stream)
+def _ddof(ddof, correction):
+    """NumPy's ddof or the array API's correction (the same number; give one)."""
+    if correction == 0:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction have the same meaning; give only one")
+    if correction != int(correction):
+        raise NotImplementedError("hipkit's var and std take a whole-number correction")
+    return int(correction)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, stream=None):
-    return _reduce("std", a, axis, dtype, out, keepdims, ddof, stream=stream)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=0.0, stream=None):
+    """Variance; ddof (NumPy) or correction (the array API's name) is subtracted from the count."""
+    return _reduce("var", a, axis, dtype, out, keepdims, _ddof(ddof, correction), stream=stream)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=0.0, stream=None):
+    return _reduce("std", a, axis, dtype, out, keepdims, _ddof(ddof, correction), stream=stream)
 
 
 def count_nonzero(a, axis=None, *, keepdims=False, stream=None):
@@ -549,24 +562,37 @@ def _sort_into(a, axis, keys, indices, stream):
                       _stream_handle(stream)))
 
 
-def sort(a, axis=-1, *, stream=None):
-    """A sorted copy (stable; NaN last); axis None sorts the flattened array."""
+def _flip(a, axis):
+    return a[(slice(None),) * axis + (slice(None, None, -1),)]
+
+
+def sort(a, axis=-1, *, descending=False, stable=True, stream=None):
+    """A sorted copy (always stable; NaN last, or first when descending); axis None sorts the
+    flattened array."""
     a = _array_arg("sort", a)
     if axis is None:
         a, axis = a.ravel(), 0
     out = ndarray._empty(a.shape, a.dtype)
     _sort_into(a, axis, out, None, stream)
+    if descending:
+        return _flip(out, _layout.normalize_axis(axis, a.ndim)).copy(stream=stream)
     return out
 
 
-def argsort(a, axis=-1, *, stream=None):
-    """The int64 indices that sort `a` along `axis` (stable; NaN last)."""
+def argsort(a, axis=-1, *, descending=False, stable=True, stream=None):
+    """The int64 indices that sort `a` along `axis` (always stable; NaN last, or first when
+    descending: equal elements keep their order either way, as the array API asks)."""
     a = _array_arg("argsort", a)
     if axis is None:
         a, axis = a.ravel(), 0
     out = ndarray._empty(a.shape, _INT64)
-    _sort_into(a, axis, None, out, stream)
-    return out
+    if not descending:
+        _sort_into(a, axis, None, out, stream)
+        return out
+    # Stable descending: sort the reversed array ascending, reverse, and map back the positions.
+    axis = _layout.normalize_axis(axis, a.ndim)
+    _sort_into(_flip(a, axis), axis, None, out, stream)
+    return subtract(a.shape[axis] - 1, _flip(out, axis), stream=stream)  # noqa: F821
 
 
 # ---------------------------------------------------------------- matrix products
@@ -746,15 +772,9 @@ def _advanced_get(x, key):
 
 
 def _advanced_set(x, key, value):
-    """x[mask] = value for a boolean mask of x's shape (a where); other advanced assignments are not supported."""
-    if isinstance(key, ndarray) and key.dtype == _BOOL and key.shape == x.shape:
-        if isinstance(value, ndarray) and value.size != 1:
-            raise NotImplementedError("x[mask] = array is not supported yet (only a scalar or a size-1 array); "
-                                      "use hipkit.where(mask, values_of_x_shape, x, out=x)")
-        where(key, value if not isinstance(value, ndarray) else value.reshape(()), x, out=x)
-        return
-    raise NotImplementedError("assignment through integer-array indices (a scatter) is not supported yet; "
-                              "boolean masks of the array's shape are (x[mask] = value)")
+    """x[key] = value with integer or boolean array indices: a scatter (hk_put), see hipkit._scatter."""
+    from . import _scatter
+    _scatter.advanced_set(x, key, value)
 
 
 def axpy(a, x, y, *, stream=None):

@@ -1,0 +1,96 @@
+// put.hip: hk_put's scatter, the inverse of take.hip: out[dst(j)] = values[src] for every element of
+// values. Elements are copied as bytes, one kernel per unit size (1, 2, 4 or 8 bytes: never wider,
+// so each store writes whole elements even when duplicate indices race); the host widens the unit
+// when whole rows after the axis are contiguous. RAISE's index check runs before, in a separate pass
+// (take.hip's check kernel, launched by the backend), so nothing is written when an index is bad.
+#include "gpu/gpu.h"
+#include "hipkit_device.h"
+#include "kernels_matmul.h"
+#include "launch.h"
+
+namespace
+{
+
+// hk_take's normalisation (take.hip): RAISE (already checked) counts negatives from the end; WRAP is
+// Python's modulo; CLIP clamps to 0..n-1. The final clamp keeps RAISE inside out even if the
+// indices changed after the check.
+HK_DEVICE int64_t put_normalise(int64_t j, int64_t n, int mode)
+{
+    if (mode == HK_TAKE_WRAP) {
+        j %= n;
+        return j < 0 ? j + n : j;
+    }
+    if (mode == HK_TAKE_RAISE && j < 0)
+        j += n;
+    return j < 0 ? 0 : j >= n ? n - 1 : j;
+}
+
+// Element offset (units) of out's C-order position j (0 <= j < out's element count) in its own
+// coalesced layout.
+HK_DEVICE int64_t flat_offset(int64_t j, const hkk_put_args &p)
+{
+    int64_t off = 0;
+    for (int d = p.out_ndim - 1; d > 0; d--) {
+        const int64_t extent = p.out_shape[d];
+        off += (j % extent) * p.out_own_strides[d];
+        j /= extent;
+    }
+    return off + j * p.out_own_strides[0];
+}
+
+// I: the index type of the walk over values, 32-bit when values has fewer than 2^32 units. FLAT: j
+// is a position in out (flat_offset), else an index along the axis (j * axis_stride).
+template <typename U, typename I, bool FLAT>
+__global__ void put_kernel(const U *values, U *out, const int64_t *indices, hkk_put_args p)
+{
+    const I count = (I)p.count;
+    for (I i = (I)hk_global_index(); i < count; i += (I)hk_grid_stride()) {
+        I rest = i;
+        int64_t src = 0, idx = 0, dst = 0;
+        for (int d = p.ndim - 1; d > 0; d--) {
+            const I extent = (I)p.shape[d];
+            const int64_t c = (int64_t)(rest % extent);
+            rest /= extent;
+            src += c * p.values_strides[d];
+            idx += c * p.idx_strides[d];
+            dst += c * p.out_strides[d];
+        }
+        src += (int64_t)rest * p.values_strides[0];
+        idx += (int64_t)rest * p.idx_strides[0];
+        dst += (int64_t)rest * p.out_strides[0];
+        const int64_t j = put_normalise(indices[idx], p.axis_size, p.mode);
+        dst += FLAT ? flat_offset(j, p) : j * p.axis_stride;
+        out[dst] = values[src];
+    }
+}
+
+template <typename U, bool FLAT> int put_launch(const hkk_launch *l, const hkk_put_args *p)
+{
+    const dim3 grid = hk_grid_for(l, (size_t)p->count, HK_BLOCK);
+    const U *values = static_cast<const U *>(p->values);
+    U *out = static_cast<U *>(p->out);
+    // 32-bit indexing needs the count and the last grid-stride step below 2^32.
+    if ((uint64_t)p->count + (uint64_t)grid.x * HK_BLOCK <= UINT32_MAX)
+        put_kernel<U, uint32_t, FLAT><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(values, out, p->indices, *p);
+    else
+        put_kernel<U, uint64_t, FLAT><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(values, out, p->indices, *p);
+    return hk_launch_error();
+}
+
+template <typename U> int put_typed(const hkk_launch *l, const hkk_put_args *p)
+{
+    return p->flat ? put_launch<U, true>(l, p) : put_launch<U, false>(l, p);
+}
+
+} // namespace
+
+extern "C" int hkk_put(const hkk_launch *l, const hkk_put_args *p)
+{
+    switch (p->unit_bytes) {
+    case 1: return put_typed<uint8_t>(l, p);
+    case 2: return put_typed<uint16_t>(l, p);
+    case 4: return put_typed<uint32_t>(l, p);
+    case 8: return put_typed<uint64_t>(l, p);
+    }
+    return (int)hipErrorInvalidValue;
+}
