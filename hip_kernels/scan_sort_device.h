@@ -80,7 +80,7 @@ HK_DEVICE int popc(lanemask m)
 // The lanes (among those with `active`) whose `digit` (< 256) equals this
 // lane's; 0 for an inactive lane. Eight ballots (as CUB's MatchAny); with
 // `hardware` on NVIDIA, match.any instead, whose cost grows with the number
-// of distinct digits in the warp (HIPKIT_SORT_MATCH_ANY=1, for bench sweeps).
+// of distinct digits in the warp (HIPKIT_SORT_RANK=matchany, for bench sweeps).
 HK_DEVICE lanemask match_digit(unsigned digit, bool active, bool hardware = false)
 {
 #if defined(__CUDACC__)

@@ -27,6 +27,7 @@
 // scratch buffers; the first reads the input view directly and the last writes
 // the output views directly when they are one-strided (else through scratch).
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu/gpu.h"
 #include "hipkit_device.h"
@@ -49,6 +50,14 @@ constexpr uint64_t PORTION_LIMIT = 1ull << 28; // keys per pass launch, so per-d
 enum { KIND_UNSIGNED = 0, KIND_SIGNED = 1, KIND_FLOAT = 2 };
 enum { FROM_IN = 0, BUF_A = 1, BUF_B = 2, TO_FINAL = 3 };
 enum { MODE_SKIP = 0, MODE_COPY = 1, MODE_SORT = 2 };
+// How a warp finds the lanes holding the same digit (ranking, onesweep_kernel).
+enum { RANK_ATOMIC_OR = 0, RANK_BALLOTS = 1, RANK_MATCH_ANY = 2 };
+// A lane mask in shared memory: 32 bits where warps have 32 lanes.
+#if defined(__CUDACC__)
+typedef unsigned int matchword;
+#else
+typedef unsigned long long matchword;
+#endif
 
 // Written by plan_kernel, read by every pass: where each pass reads and
 // writes, and whether it sorts, copies (a one-digit pass that must still move
@@ -219,7 +228,7 @@ struct radix_params {
     int64_t final_indices_stride;
     uint64_t n, N; // keys, row length
     int kind, key_passes, passes;
-    int match_any; // rank with the hardware match.any (NVIDIA; HIPKIT_SORT_MATCH_ANY=1) instead of ballots
+    int rank_mode; // RANK_ATOMIC_OR, RANK_BALLOTS or RANK_MATCH_ANY (see onesweep_kernel; HIPKIT_SORT_RANK)
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
@@ -478,6 +487,8 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
 
     __shared__ uint32_t s_tile;
     __shared__ uint32_t s_whist[MAX_WARPS * RADIX]; // per warp and digit: counts, then exclusive prefixes
+    // per warp and digit: the lanes holding it (RANK_ATOMIC_OR); a matchword has a bit per lane
+    __shared__ matchword s_match[SORT_BLOCK / (8 * sizeof(matchword)) * RADIX];
     __shared__ uint32_t s_excl[RADIX];              // per digit: first slot in the tile's sorted order
     __shared__ unsigned long long s_dest[RADIX];    // per digit: global position of tile slot 0
     __shared__ uint32_t s_warp_sum[MAX_WARPS];
@@ -488,8 +499,10 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
     const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
     if (t == 0)
         s_tile = atomicAdd(counter, 1u);
-    for (int i = t; i < warps * RADIX; i += SORT_BLOCK)
+    for (int i = t; i < warps * RADIX; i += SORT_BLOCK) {
         s_whist[i] = 0;
+        s_match[i] = 0;
+    }
     __syncthreads();
     const uint64_t tile = s_tile;
     const uint64_t tile_base = portion_start + tile * TILE;
@@ -511,19 +524,35 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
         dig[i] = live ? digit_of(key[i], val[i], pass, p) : (uint32_t)RADIX;
     }
 
-    // Stable ranks within the warp's segment, per digit.
+    // Stable ranks within the warp's segment, per digit: item i of a lane
+    // comes after the same digit in the warp's earlier items and in lower
+    // lanes of item i. The lanes holding a digit ("peers") come from an
+    // atomic OR of lane bits into the warp's word for the digit (one shared
+    // atomic per item), or from eight ballots, or from match.any.
     uint32_t rank[ITEMS];
     uint32_t *my_hist = s_whist + warp * RADIX;
+    matchword *my_match = s_match + warp * RADIX;
     const lanemask below = lanemask_lt();
+    const int rank_mode = p.rank_mode;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const bool live = dig[i] < (uint32_t)RADIX;
-        const lanemask peers = match_digit(dig[i], live, p.match_any != 0);
+        lanemask peers;
+        if (rank_mode == RANK_ATOMIC_OR) {
+            if (live)
+                atomicOr(&my_match[dig[i]], (matchword)1 << lane);
+            syncwarp();
+            peers = live ? (lanemask)my_match[dig[i]] : 0ull;
+        } else {
+            peers = match_digit(dig[i], live, rank_mode == RANK_MATCH_ANY);
+        }
         const uint32_t lower = (uint32_t)popc(peers & below);
         const uint32_t before = live ? my_hist[dig[i]] : 0u;
-        syncwarp();
-        if (live && lower == 0)
+        syncwarp(); // every peer has read the word and the count
+        if (live && lower == 0) {
             my_hist[dig[i]] = before + (uint32_t)popc(peers);
+            my_match[dig[i]] = 0; // (unused by the other modes, zero already)
+        }
         syncwarp();
         rank[i] = before + lower;
     }
@@ -745,14 +774,19 @@ template <typename U, typename P> radix_plan make_plan(const hkk_sort_args *a)
     return pl;
 }
 
-// Bench-only knob: HIPKIT_SORT_MATCH_ANY=1 ranks with match.any (read once).
-static int match_any_wanted()
+// Bench-only knob: HIPKIT_SORT_RANK=ballots or matchany (NVIDIA) picks the
+// ranking's peer search; default: atomic OR. Read once.
+static int rank_mode_wanted()
 {
-    static const int wanted = [] {
-        const char *e = getenv("HIPKIT_SORT_MATCH_ANY");
-        return e && e[0] == '1' ? 1 : 0;
+    static const int mode = [] {
+        const char *e = getenv("HIPKIT_SORT_RANK");
+        if (e && strcmp(e, "ballots") == 0)
+            return (int)RANK_BALLOTS;
+        if (e && strcmp(e, "matchany") == 0)
+            return (int)RANK_MATCH_ANY;
+        return (int)RANK_ATOMIC_OR;
     }();
-    return wanted;
+    return mode;
 }
 
 template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
@@ -790,7 +824,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     p.n = pl.n;
     p.N = (uint64_t)a->length;
     p.kind = key_kind(a->dtype);
-    p.match_any = match_any_wanted();
+    p.rank_mode = rank_mode_wanted();
     p.key_passes = pl.key_passes;
     p.passes = pl.passes;
     p.portion_keys = pl.portion_keys;
