@@ -256,21 +256,25 @@ def _strict(fn, *args, **kwargs):
         return None
 
 
+def _defined(name, dtype, arity):
+    """Whether the standard defines `name` for `dtype` (array_api_strict raises TypeError where not):
+    decided when the tests are collected, so undefined pairs are not tests at all (not skips)."""
+    sample = xp.asarray(np.ones(2, dtype))
+    return _strict(getattr(xp, name), *([sample] * arity)) is not None
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", UNARY)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name, dtype", [(n, d) for n in UNARY for d in DTYPES if _defined(n, d, 1)])
 def test_unary_values(rng, name, dtype):
     positive = name in ("log", "log1p", "log2", "sqrt")
     x, s = _both(rng, (7, 13), dtype, positive)
     theirs = _strict(getattr(xp, name), s)
-    if theirs is None:
-        pytest.skip(f"the standard does not define {name} for {dtype}")
+    assert theirs is not None, f"array_api_strict refused {name}({dtype}) on the values"
     _compare(name, getattr(hipkit, name)(x), theirs, f"{name}({dtype} (7, 13))", _tolerance(dtype, name))
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", BINARY)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name, dtype", [(n, d) for n in BINARY for d in DTYPES if _defined(n, d, 2)])
 def test_binary_values(rng, name, dtype):
     positive = name in ("floor_divide", "remainder", "pow", "divide")  # no division by 0, no negative powers
     a, sa = _both(rng, (5, 1, 6), dtype)
@@ -279,8 +283,7 @@ def test_binary_values(rng, name, dtype):
         host = rng.integers(0, 4, size=(4, 1)).astype(dtype)
         b, sb = hipkit.asarray(host), xp.asarray(host)
     theirs = _strict(getattr(xp, name), sa, sb)
-    if theirs is None:
-        pytest.skip(f"the standard does not define {name} for {dtype}")
+    assert theirs is not None, f"array_api_strict refused {name}({dtype}, {dtype}) on the values"
     _compare(name, getattr(hipkit, name)(a, b), theirs, f"{name}({dtype} (5, 1, 6), {dtype} (4, 1))",
              _tolerance(dtype, name))
     # a Python scalar on one side (the standard's weak scalars)
@@ -306,7 +309,7 @@ def test_promotion_of_array_pairs(rng, name):
             theirs = _strict(getattr(xp, name), sa, sb)
             if theirs is None:  # mixed kinds: the standard leaves them undefined
                 continue
-            want = PROMOTION_DEVIATIONS.get((d1, d2), str(theirs.dtype))
+            want = PROMOTION_DEVIATIONS.get((d1, d2), _host(theirs).dtype.name)  # str() of theirs: "array_api_strict.int8"
             if name in ("equal",):
                 want = "bool"
             ours = getattr(hipkit, name)(a, b)
@@ -318,16 +321,14 @@ REDUCTIONS = [n for n in ("sum", "prod", "max", "min", "mean", "var", "std", "an
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", REDUCTIONS)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name, dtype", [(n, d) for n in REDUCTIONS for d in DTYPES if _defined(n, d, 1)])
 def test_reduction_values(rng, name, dtype):
     x, s = _both(rng, (4, 5, 6), dtype)
     for kwargs in ({}, {"axis": 0}, {"axis": -1, "keepdims": True}, {"axis": (0, 2)}):
         if name in ("argmax", "argmin") and isinstance(kwargs.get("axis"), tuple):
             continue
         theirs = _strict(getattr(xp, name), s, **kwargs)
-        if theirs is None:
-            pytest.skip(f"the standard does not define {name} for {dtype}")
+        assert theirs is not None, f"array_api_strict refused {name}({dtype}, {kwargs})"
         _compare(name, getattr(hipkit, name)(x, **kwargs), theirs, f"{name}({dtype} (4, 5, 6), {kwargs})",
                  _tolerance(dtype, name))
     if name in ("var", "std") and np.dtype(dtype).kind == "f":
