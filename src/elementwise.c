@@ -9,6 +9,7 @@
 #include "../hip_kernels/kernels_elementwise.h"
 #include "backend.h"
 #include "internal.h"
+#include "view_check.h"
 
 static const char *const op_names[HK_OP_COUNT] = {
     "add",         "subtract",   "multiply",    "divide",      "floor_divide",
@@ -84,78 +85,6 @@ hk_status hk_op_arity(hk_op op, int *inputs)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "op %d is not a hk_op (0..%d)", (int)op, HK_OP_COUNT - 1);
     *inputs = op_inputs(op);
     return hk__ok();
-}
-
-/* ---- views (the same rules as hk_copy_array's, array_ops.c) */
-
-static hk_status elementwise_check_view(const char *fn, const char *name, const hk_array *a, size_t *count,
-                                        uintptr_t *first, uintptr_t *last)
-{
-    size_t item;
-    if (hk_dtype_size(a->dtype, &item) != HK_SUCCESS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.dtype %d is not a hk_dtype", name, (int)a->dtype);
-    if (a->ndim < 0 || a->ndim > HK_MAX_DIMS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "%s.ndim is %d; it must be 0..%d (or HK_HOST_SCALAR for an input)", name, a->ndim, HK_MAX_DIMS);
-    size_t n = 1;
-    int64_t low = 0, high = 0; /* element offsets reached, relative to data */
-    for (int k = 0; k < a->ndim; k++) {
-        if (a->shape[k] < 0)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.shape[%d] is negative (%lld)", name, k,
-                            (long long)a->shape[k]);
-        if (hk__mul_overflows(n, (size_t)a->shape[k], &n))
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s has more elements than size_t can count", name);
-        if (a->shape[k] > 0) {
-            int64_t reach;
-            if (__builtin_mul_overflow(a->strides[k], a->shape[k] - 1, &reach))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.strides[%d] * shape overflows", name, k);
-            if ((reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high)))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s spans more than the address space", name);
-        }
-    }
-    *count = n;
-    *first = *last = 0;
-    if (n == 0)
-        return HK_SUCCESS;
-    if (!a->data)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data is NULL but it has %zu elements", name, n);
-    if ((uintptr_t)a->data % item)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data (%p) is not aligned to its element size (%zu)", name,
-                        a->data, item);
-    __int128 begin = (__int128)(uintptr_t)a->data + (__int128)low * (__int128)item;
-    __int128 end = (__int128)(uintptr_t)a->data + ((__int128)high + 1) * (__int128)item;
-    if (begin < 0 || end > (__int128)UINTPTR_MAX)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s reaches outside the address space", name);
-    *first = (uintptr_t)begin;
-    *last = (uintptr_t)end;
-    return HK_SUCCESS;
-}
-
-/* Input `name`'s strides as seen through out's shape (NumPy broadcasting). */
-static hk_status elementwise_broadcast(const char *fn, const char *name, const hk_array *in, const hk_array *out,
-                                       int64_t *strides)
-{
-    if (in->ndim > out->ndim)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "%s has %d dimensions, more than out's %d; inputs broadcast to out's shape", name, in->ndim,
-                        out->ndim);
-    int shift = out->ndim - in->ndim;
-    for (int k = 0; k < out->ndim; k++) {
-        if (k < shift) {
-            strides[k] = 0;
-            continue;
-        }
-        int64_t extent = in->shape[k - shift];
-        if (extent == out->shape[k])
-            strides[k] = in->strides[k - shift];
-        else if (extent == 1)
-            strides[k] = 0;
-        else
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                            "%s's dimension %d (%lld) does not broadcast to out's dimension %d (%lld)", name, k - shift,
-                            (long long)extent, k, (long long)out->shape[k]);
-    }
-    return HK_SUCCESS;
 }
 
 /* "float16, float32, float64" for a dtype mask. */
@@ -246,7 +175,7 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
 
     size_t n_out, n_in;
     uintptr_t out_first, out_last, first[3] = {0}, last[3] = {0};
-    HK_TRY(elementwise_check_view(fn, "out", out, &n_out, &out_first, &out_last));
+    HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_HOST_SCALAR_HINT, &n_out, &out_first, &out_last));
     char in_names[3][24];
     for (int k = 0; k < arity; k++) {
         const hk_array *in = &inputs[k];
@@ -261,7 +190,7 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
                                 "%s is a host scalar (ndim HK_HOST_SCALAR) but its data is NULL", in_names[k]);
             continue;
         }
-        HK_TRY(elementwise_check_view(fn, in_names[k], in, &n_in, &first[k], &last[k]));
+        HK_TRY(hk__check_view(fn, in_names[k], in, HK__VIEW_HOST_SCALAR_HINT, &n_in, &first[k], &last[k]));
     }
 
     /* dtypes: T from in[1] for where, in[0] otherwise; all inputs T (where: condition bool) */
@@ -302,7 +231,8 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
         memcpy(strides[0], out->strides, (size_t)out->ndim * sizeof(int64_t));
     for (int k = 0; k < arity; k++)
         if (inputs[k].ndim != HK_HOST_SCALAR)
-            HK_TRY(elementwise_broadcast(fn, in_names[k], &inputs[k], out, strides[1 + k]));
+            HK_TRY(hk__broadcast(fn, in_names[k], &inputs[k], "out", out, "; inputs broadcast to out's shape",
+                                 strides[1 + k]));
 
     void *vendor_stream = NULL;
     if (stream)

@@ -8,52 +8,7 @@
 #include "backend.h"
 #include "gpu/vendor_blas.h"
 #include "matmul_internal.h"
-
-/* A view's element count and the byte range it touches (hk_copy_array's check, with this family's
- * prefix until the shared helpers are factored out). */
-static hk_status matmul_check_view(const char *fn, const char *name, const hk_array *a, size_t *count,
-                                   uintptr_t *first, uintptr_t *last)
-{
-    size_t item;
-    if (!a)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s must not be NULL", name);
-    if (hk_dtype_size(a->dtype, &item) != HK_SUCCESS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.dtype %d is not a hk_dtype", name, (int)a->dtype);
-    if (a->ndim < 0 || a->ndim > HK_MAX_DIMS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.ndim is %d; it must be 0..%d", name, a->ndim, HK_MAX_DIMS);
-    size_t n = 1;
-    int64_t low = 0, high = 0;
-    for (int k = 0; k < a->ndim; k++) {
-        if (a->shape[k] < 0)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.shape[%d] is negative (%lld)", name, k,
-                            (long long)a->shape[k]);
-        if (hk__mul_overflows(n, (size_t)a->shape[k], &n) || n > (size_t)INT64_MAX)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s has more elements than hipkit can count", name);
-        if (a->shape[k] > 0) {
-            int64_t reach;
-            if (__builtin_mul_overflow(a->strides[k], a->shape[k] - 1, &reach))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.strides[%d] * shape overflows", name, k);
-            if ((reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high)))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s spans more than the address space", name);
-        }
-    }
-    *count = n;
-    *first = *last = 0;
-    if (n == 0)
-        return HK_SUCCESS;
-    if (!a->data)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data is NULL but it has %zu elements", name, n);
-    if ((uintptr_t)a->data % item)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data (%p) is not aligned to its element size (%zu)", name,
-                        a->data, item);
-    __int128 begin = (__int128)(uintptr_t)a->data + (__int128)low * (__int128)item;
-    __int128 end = (__int128)(uintptr_t)a->data + ((__int128)high + 1) * (__int128)item;
-    if (begin < 0 || end > (__int128)UINTPTR_MAX)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s reaches outside the address space", name);
-    *first = (uintptr_t)begin;
-    *last = (uintptr_t)end;
-    return HK_SUCCESS;
-}
+#include "view_check.h"
 
 /* "(2, 3, 4)" into buf. */
 static const char *shape_text(const int64_t *shape, int ndim, char *buf, size_t size)
@@ -101,9 +56,9 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
     static const char fn[] = "hk_matmul";
     size_t n_a, n_b, n_out;
     uintptr_t a_first, a_last, b_first, b_last, out_first, out_last;
-    HK_TRY(matmul_check_view(fn, "a", a, &n_a, &a_first, &a_last));
-    HK_TRY(matmul_check_view(fn, "b", b, &n_b, &b_first, &b_last));
-    HK_TRY(matmul_check_view(fn, "out", out, &n_out, &out_first, &out_last));
+    HK_TRY(hk__check_view(fn, "a", a, HK__VIEW_INT64_EXTENTS, &n_a, &a_first, &a_last));
+    HK_TRY(hk__check_view(fn, "b", b, HK__VIEW_INT64_EXTENTS, &n_b, &b_first, &b_last));
+    HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_INT64_EXTENTS, &n_out, &out_first, &out_last));
     const hk_array *views[3] = {a, b, out};
     static const char *const names[3] = {"a", "b", "out"};
     for (int i = 0; i < 3; i++)
@@ -259,9 +214,9 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
     static const char fn[] = "hk_take";
     size_t n_in, n_idx, n_out;
     uintptr_t in_first, in_last, idx_first, idx_last, out_first, out_last;
-    HK_TRY(matmul_check_view(fn, "in", in, &n_in, &in_first, &in_last));
-    HK_TRY(matmul_check_view(fn, "indices", indices, &n_idx, &idx_first, &idx_last));
-    HK_TRY(matmul_check_view(fn, "out", out, &n_out, &out_first, &out_last));
+    HK_TRY(hk__check_view(fn, "in", in, HK__VIEW_INT64_EXTENTS, &n_in, &in_first, &in_last));
+    HK_TRY(hk__check_view(fn, "indices", indices, HK__VIEW_INT64_EXTENTS, &n_idx, &idx_first, &idx_last));
+    HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_INT64_EXTENTS, &n_out, &out_first, &out_last));
     if (indices->dtype != HK_INT64)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices are %s; hk_take takes int64 indices (cast with "
                         "hk_copy_array)", hk_dtype_name(indices->dtype));

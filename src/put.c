@@ -7,52 +7,7 @@
 
 #include "backend.h"
 #include "matmul_internal.h"
-
-/* A view's element count and the byte range it touches: a copy of matmul.c's matmul_check_view, until
- * the shared helper replaces both. */
-static hk_status put_check_view(const char *fn, const char *name, const hk_array *a, size_t *count, uintptr_t *first,
-                                uintptr_t *last)
-{
-    size_t item;
-    if (!a)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s must not be NULL", name);
-    if (hk_dtype_size(a->dtype, &item) != HK_SUCCESS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.dtype %d is not a hk_dtype", name, (int)a->dtype);
-    if (a->ndim < 0 || a->ndim > HK_MAX_DIMS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.ndim is %d; it must be 0..%d", name, a->ndim, HK_MAX_DIMS);
-    size_t n = 1;
-    int64_t low = 0, high = 0;
-    for (int k = 0; k < a->ndim; k++) {
-        if (a->shape[k] < 0)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.shape[%d] is negative (%lld)", name, k,
-                            (long long)a->shape[k]);
-        if (hk__mul_overflows(n, (size_t)a->shape[k], &n) || n > (size_t)INT64_MAX)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s has more elements than hipkit can count", name);
-        if (a->shape[k] > 0) {
-            int64_t reach;
-            if (__builtin_mul_overflow(a->strides[k], a->shape[k] - 1, &reach))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.strides[%d] * shape overflows", name, k);
-            if ((reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high)))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s spans more than the address space", name);
-        }
-    }
-    *count = n;
-    *first = *last = 0;
-    if (n == 0)
-        return HK_SUCCESS;
-    if (!a->data)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data is NULL but it has %zu elements", name, n);
-    if ((uintptr_t)a->data % item)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data (%p) is not aligned to its element size (%zu)", name,
-                        a->data, item);
-    __int128 begin = (__int128)(uintptr_t)a->data + (__int128)low * (__int128)item;
-    __int128 end = (__int128)(uintptr_t)a->data + ((__int128)high + 1) * (__int128)item;
-    if (begin < 0 || end > (__int128)UINTPTR_MAX)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s reaches outside the address space", name);
-    *first = (uintptr_t)begin;
-    *last = (uintptr_t)end;
-    return HK_SUCCESS;
-}
+#include "view_check.h"
 
 /* "(2, 3, 4)" (one dimension: "(5,)") into buf. */
 static const char *put_shape_text(const int64_t *shape, int ndim, char *buf, size_t size)
@@ -112,9 +67,9 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
     static const char fn[] = "hk_put";
     size_t n_values, n_idx, n_out;
     uintptr_t v_first, v_last, idx_first, idx_last, out_first, out_last;
-    HK_TRY(put_check_view(fn, "values", values, &n_values, &v_first, &v_last));
-    HK_TRY(put_check_view(fn, "indices", indices, &n_idx, &idx_first, &idx_last));
-    HK_TRY(put_check_view(fn, "out", out, &n_out, &out_first, &out_last));
+    HK_TRY(hk__check_view(fn, "values", values, HK__VIEW_INT64_EXTENTS, &n_values, &v_first, &v_last));
+    HK_TRY(hk__check_view(fn, "indices", indices, HK__VIEW_INT64_EXTENTS, &n_idx, &idx_first, &idx_last));
+    HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_INT64_EXTENTS, &n_out, &out_first, &out_last));
     if (indices->dtype != HK_INT64)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices are %s; hk_put takes int64 indices (cast with "
                         "hk_copy_array)", hk_dtype_name(indices->dtype));

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "internal.h"
 #include "reduce_internal.h"
+#include "view_check.h"
 
 static const char *const reduce_op_names[] = {"sum",    "prod", "min", "max",  "argmin", "argmax",
                                               "any",    "all",  "mean", "var", "std"};
@@ -16,56 +17,6 @@ static const char *const reduce_op_names[] = {"sum",    "prod", "min", "max",  "
 const char *hk_reduce_op_name(hk_reduce_op op)
 {
     return (unsigned)op < (unsigned)HK_REDUCE_COUNT ? reduce_op_names[op] : "invalid";
-}
-
-/* A view: present, known dtype, ndim in range, extents >= 0, strides that do
- * not overflow, data present and aligned when it has elements. Its element
- * count, and the byte range [first, last) it touches. (A copy of
- * array_ops.c's check_view.) */
-static hk_status reduce_check_view(const char *fn, const char *name, const hk_array *a, size_t *count,
-                                   uintptr_t *first, uintptr_t *last)
-{
-    size_t item;
-    if (!a)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s must not be NULL", name);
-    if (hk_dtype_size(a->dtype, &item) != HK_SUCCESS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.dtype %d is not a hk_dtype", name, (int)a->dtype);
-    if (a->ndim < 0 || a->ndim > HK_MAX_DIMS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.ndim is %d; it must be 0..%d", name, a->ndim, HK_MAX_DIMS);
-    size_t n = 1;
-    int64_t low = 0, high = 0; /* element offsets reached, relative to data */
-    for (int k = 0; k < a->ndim; k++) {
-        if (a->shape[k] < 0)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.shape[%d] is negative (%lld)", name, k,
-                            (long long)a->shape[k]);
-        if (hk__mul_overflows(n, (size_t)a->shape[k], &n))
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s has more elements than size_t can count", name);
-        if (a->shape[k] > 0) {
-            int64_t reach;
-            if (__builtin_mul_overflow(a->strides[k], a->shape[k] - 1, &reach))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.strides[%d] * shape overflows", name, k);
-            if ((reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high)))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s spans more than the address space", name);
-        }
-    }
-    *count = n;
-    *first = *last = 0;
-    if (n == 0)
-        return HK_SUCCESS;
-    if (n > (size_t)INT64_MAX)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s has %zu elements, more than int64_t counts", name, n);
-    if (!a->data)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data is NULL but it has %zu elements", name, n);
-    if ((uintptr_t)a->data % item)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data (%p) is not aligned to its element size (%zu)", name,
-                        a->data, item);
-    __int128 begin = (__int128)(uintptr_t)a->data + (__int128)low * (__int128)item;
-    __int128 end = (__int128)(uintptr_t)a->data + ((__int128)high + 1) * (__int128)item;
-    if (begin < 0 || end > (__int128)UINTPTR_MAX)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s reaches outside the address space", name);
-    *first = (uintptr_t)begin;
-    *last = (uintptr_t)end;
-    return HK_SUCCESS;
 }
 
 /* "(3, 1, 5)" into buf. */
@@ -93,8 +44,8 @@ hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk
     const char *name = reduce_op_names[op];
     size_t n_in, n_out;
     uintptr_t in_first, in_last, out_first, out_last;
-    HK_TRY(reduce_check_view(fn, "in", in, &n_in, &in_first, &in_last));
-    HK_TRY(reduce_check_view(fn, "out", out, &n_out, &out_first, &out_last));
+    HK_TRY(hk__check_view(fn, "in", in, HK__VIEW_INT64_COUNT, &n_in, &in_first, &in_last));
+    HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_INT64_COUNT, &n_out, &out_first, &out_last));
     if (in->ndim < 32 && (axes >> in->ndim) != 0) {
         int bit = in->ndim;
         while (!(axes >> bit & 1u))

@@ -8,54 +8,7 @@
 #include "../hip_kernels/kernels_scan_sort.h"
 #include "backend.h"
 #include "internal.h"
-
-/* A view: present, known dtype, sane ndim and shape, strides that stay in the
- * address space, data present and aligned when it has elements. Outputs the
- * element count and the byte range touched (for the overlap checks). A copy
- * of array_ops.c's check_view. */
-static hk_status scan_sort_check_view(const char *fn, const char *name, const hk_array *a, size_t *count,
-                                      uintptr_t *first, uintptr_t *last)
-{
-    size_t item;
-    if (!a)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s must not be NULL", name);
-    if ((unsigned)a->dtype > HK_FLOAT64 || hk_dtype_size(a->dtype, &item) != HK_SUCCESS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.dtype %d is not a hk_dtype", name, (int)a->dtype);
-    if (a->ndim < 0 || a->ndim > HK_MAX_DIMS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.ndim is %d; it must be 0..%d", name, a->ndim, HK_MAX_DIMS);
-    size_t n = 1;
-    int64_t low = 0, high = 0;
-    for (int k = 0; k < a->ndim; k++) {
-        if (a->shape[k] < 0)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.shape[%d] is negative (%lld)", name, k,
-                            (long long)a->shape[k]);
-        if (hk__mul_overflows(n, (size_t)a->shape[k], &n))
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s has more elements than size_t can count", name);
-        if (a->shape[k] > 0) {
-            int64_t reach;
-            if (__builtin_mul_overflow(a->strides[k], a->shape[k] - 1, &reach))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.strides[%d] * shape overflows", name, k);
-            if ((reach < 0 ? __builtin_add_overflow(low, reach, &low) : __builtin_add_overflow(high, reach, &high)))
-                return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s spans more than the address space", name);
-        }
-    }
-    *count = n;
-    *first = *last = 0;
-    if (n == 0)
-        return HK_SUCCESS;
-    if (!a->data)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data is NULL but it has %zu elements", name, n);
-    if ((uintptr_t)a->data % item)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s.data (%p) is not aligned to its element size (%zu)", name,
-                        a->data, item);
-    __int128 begin = (__int128)(uintptr_t)a->data + (__int128)low * (__int128)item;
-    __int128 end = (__int128)(uintptr_t)a->data + ((__int128)high + 1) * (__int128)item;
-    if (begin < 0 || end > (__int128)UINTPTR_MAX)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s reaches outside the address space", name);
-    *first = (uintptr_t)begin;
-    *last = (uintptr_t)end;
-    return HK_SUCCESS;
-}
+#include "view_check.h"
 
 /* A 0-d view as 1-d of one element, so every later step sees ndim >= 1. */
 static hk_array scan_sort_at_least_1d(const hk_array *a)
@@ -193,8 +146,8 @@ hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *o
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "op %d is not a hk_scan_op (0 cumsum, 1 cumprod)", (int)op);
     size_t n_in, n_out;
     uintptr_t in_first, in_last, out_first, out_last;
-    HK_TRY(scan_sort_check_view(fn, "in", in, &n_in, &in_first, &in_last));
-    HK_TRY(scan_sort_check_view(fn, "out", out, &n_out, &out_first, &out_last));
+    HK_TRY(hk__check_view(fn, "in", in, 0, &n_in, &in_first, &in_last));
+    HK_TRY(hk__check_view(fn, "out", out, 0, &n_out, &out_first, &out_last));
     const int ndim = in->ndim == 0 ? 1 : in->ndim;
     if (axis < -ndim || axis >= ndim)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "axis %d is out of range for in with %d dimension%s", axis,
@@ -277,18 +230,18 @@ hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *
     static const char fn[] = "hk_sort";
     size_t n_in, n_keys = 0, n_indices = 0;
     uintptr_t in_first, in_last, keys_first = 0, keys_last = 0, indices_first = 0, indices_last = 0;
-    HK_TRY(scan_sort_check_view(fn, "in", in, &n_in, &in_first, &in_last));
+    HK_TRY(hk__check_view(fn, "in", in, 0, &n_in, &in_first, &in_last));
     if (!keys_out && !indices_out)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "keys_out and indices_out are both NULL; ask for at least one");
     if (keys_out) {
-        HK_TRY(scan_sort_check_view(fn, "keys_out", keys_out, &n_keys, &keys_first, &keys_last));
+        HK_TRY(hk__check_view(fn, "keys_out", keys_out, 0, &n_keys, &keys_first, &keys_last));
         if (keys_out->dtype != in->dtype)
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "keys_out.dtype is %s but in's is %s; they must match",
                             hk_dtype_name(keys_out->dtype), hk_dtype_name(in->dtype));
         HK_TRY(scan_sort_check_output_shape(fn, "keys_out", in, keys_out, n_keys));
     }
     if (indices_out) {
-        HK_TRY(scan_sort_check_view(fn, "indices_out", indices_out, &n_indices, &indices_first, &indices_last));
+        HK_TRY(hk__check_view(fn, "indices_out", indices_out, 0, &n_indices, &indices_first, &indices_last));
         if (indices_out->dtype != HK_INT64)
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices_out.dtype is %s; argsort indices are int64",
                             hk_dtype_name(indices_out->dtype));
