@@ -277,11 +277,19 @@ bool check_put(const PutCase &c, hk_dtype dtype, std::mt19937_64 &rng, hk_stream
             aims.push_back({v, o, j});
     });
     hktest::Mismatches bad;
+    // Whether each out element holds one of its candidates, decided once per element (many values
+    // aimed at few elements would otherwise walk the same long list once per value).
+    std::vector<signed char> verdict(lo.span, -1);
     for (size_t k = 0; k < source.size(); k++) {
         const size_t d = static_cast<size_t>(target[k]);
-        bool ok = false;
-        for (int64_t m = head[d]; m >= 0 && !ok; m = link[static_cast<size_t>(m)])
-            ok = std::memcmp(&got[d * item], &hv[static_cast<size_t>(source[static_cast<size_t>(m)]) * item], item) == 0;
+        if (verdict[d] < 0) {
+            bool found = false;
+            for (int64_t m = head[d]; m >= 0 && !found; m = link[static_cast<size_t>(m)])
+                found = std::memcmp(&got[d * item], &hv[static_cast<size_t>(source[static_cast<size_t>(m)]) * item],
+                                    item) == 0;
+            verdict[d] = found ? 1 : 0;
+        }
+        const bool ok = verdict[d] == 1;
         if (!ok) {
             std::string where = k < aims.size() ? "values " + shape_string(aims[k].values_at) + " (index " +
                                                       std::to_string(aims[k].index) + ") -> out " +
