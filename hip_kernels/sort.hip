@@ -487,8 +487,9 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
 
     __shared__ uint32_t s_tile;
     __shared__ uint32_t s_whist[MAX_WARPS * RADIX]; // per warp and digit: counts, then exclusive prefixes
-    // per warp and digit: the lanes holding it (RANK_ATOMIC_OR); a matchword has a bit per lane
-    __shared__ matchword s_match[SORT_BLOCK / (8 * sizeof(matchword)) * RADIX];
+    // Per warp and digit: the lanes holding it (RANK_ATOMIC_OR). Sized for 32-lane warps, the most
+    // warps a block has: AMD's wave32 targets (gfx10+) have as many as NVIDIA, with 64-bit words.
+    __shared__ matchword s_match[MAX_WARPS * RADIX];
     __shared__ uint32_t s_excl[RADIX];              // per digit: first slot in the tile's sorted order
     __shared__ unsigned long long s_dest[RADIX];    // per digit: global position of tile slot 0
     __shared__ uint32_t s_warp_sum[MAX_WARPS];
