@@ -42,7 +42,7 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q numpy pytest cffi scikit-build-core
+.venv/bin/python -m pip install -q numpy pytest cffi scikit-build-core array-api-strict==2.6.1  # the last: test_array_api's reference
 echo "== pip install . (HIPKIT_PLATFORM=$HIPKIT_PLATFORM)"
 # Every core for the kernel compiles (pip's CMake build is otherwise one job at a time).
 CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} .venv/bin/python -m pip install -q .
