@@ -279,8 +279,11 @@ static int get_operand(PyObject *x, int device, operand *out)
     PyObject *shape = PyObject_GetAttr(x, n_shape);
     if (!shape)
         return 0;
+    int is_tuple = PyTuple_CheckExact(shape); /* new_array reads it as one */
     out->shape = shape;
     Py_DECREF(shape); /* the array keeps it */
+    if (!is_tuple)
+        return 0;
     PyObject *nbytes = PyObject_GetAttr(x, n_nbytes);
     PyObject *address = nbytes ? PyObject_GetAttr(x, address_name) : NULL;
     if (!nbytes || !address || !PyLong_CheckExact(nbytes) || !PyLong_CheckExact(address))
