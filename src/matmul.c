@@ -181,6 +181,30 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
 
 /* ----------------------------------------------------------------------- take */
 
+int hk__widen_units(int ndim, int64_t *shape, int64_t *count, int64_t *axis_stride, int64_t *a_strides,
+                    int64_t *b_strides, const void *a, const void *b, size_t item, size_t max_width)
+{
+    const int last = ndim - 1;
+    for (size_t width = max_width; width > item; width /= 2) {
+        const int64_t f = (int64_t)(width / item);
+        bool ok = shape[last] % f == 0 && *axis_stride % f == 0 && (uintptr_t)a % width == 0 &&
+                  (uintptr_t)b % width == 0;
+        for (int d = 0; ok && d < last; d++)
+            ok = a_strides[d] % f == 0 && b_strides[d] % f == 0;
+        if (!ok)
+            continue;
+        shape[last] /= f;
+        *count /= f;
+        *axis_stride /= f;
+        for (int d = 0; d < last; d++) {
+            a_strides[d] /= f;
+            b_strides[d] /= f;
+        }
+        return (int)width;
+    }
+    return 0;
+}
+
 /* Copy whole rows after the axis as wider units (up to 16 bytes) when they are contiguous in in and
  * out and every stride and both pointers allow it. */
 static void widen_units(hkk_take_args *p, size_t item)
@@ -188,24 +212,10 @@ static void widen_units(hkk_take_args *p, size_t item)
     const int last = p->ndim - 1;
     if (p->in_strides[last] != 1 || p->out_strides[last] != 1 || p->idx_strides[last] != 0)
         return;
-    for (size_t width = 16; width > item; width /= 2) {
-        const int64_t f = (int64_t)(width / item);
-        bool ok = p->shape[last] % f == 0 && p->axis_stride % f == 0 && (uintptr_t)p->in % width == 0 &&
-                  (uintptr_t)p->out % width == 0;
-        for (int d = 0; ok && d < last; d++)
-            ok = p->in_strides[d] % f == 0 && p->out_strides[d] % f == 0;
-        if (!ok)
-            continue;
-        p->shape[last] /= f;
-        p->count /= f;
-        p->axis_stride /= f;
-        for (int d = 0; d < last; d++) {
-            p->in_strides[d] /= f;
-            p->out_strides[d] /= f;
-        }
-        p->unit_bytes = (int)width;
-        return;
-    }
+    const int width = hk__widen_units(p->ndim, p->shape, &p->count, &p->axis_stride, p->in_strides, p->out_strides,
+                                      p->in, p->out, item, 16);
+    if (width)
+        p->unit_bytes = width;
 }
 
 hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const hk_array *out, hk_take_mode mode,

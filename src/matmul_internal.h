@@ -20,6 +20,14 @@ hk_status hk__gpu_take(const char *fn, void *stream, const hkk_take_args *args, 
  * bounds for axis `axis` with size 5"), or returns HK_SUCCESS. */
 hk_status hk__take_check_indices(const char *fn, void *stream, const hkk_take_args *args, int axis);
 
+/* Whole rows copied as wider units (take and put): the widest power-of-two width in (item,
+ * max_width] that divides the last extent, axis_stride and every other stride of a and b (all in
+ * elements), with both pointers aligned to it. When one fits, rescales shape[ndim - 1], *count,
+ * *axis_stride and the strides of a and b to units of that width and returns it in bytes; else
+ * returns 0 and changes nothing. The caller has checked that the last dimension is contiguous. */
+int hk__widen_units(int ndim, int64_t *shape, int64_t *count, int64_t *axis_stride, int64_t *a_strides,
+                    int64_t *b_strides, const void *a, const void *b, size_t item, size_t max_width);
+
 /* Drop extent-1 dimensions, then merge neighbours that each of the `arrays` stride lists walks as one
  * (strides[a][k] * shape[k] == strides[a][k - 1]); in place. Returns the new ndim (0: one element). */
 int hk__matmul_coalesce(int ndim, int64_t *shape, int64_t *const *strides, int arrays);

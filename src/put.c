@@ -28,24 +28,10 @@ static void put_widen_units(hkk_put_args *p, size_t item)
     const int last = p->ndim - 1;
     if (p->flat || p->values_strides[last] != 1 || p->out_strides[last] != 1 || p->idx_strides[last] != 0)
         return;
-    for (size_t width = 8; width > item; width /= 2) {
-        const int64_t f = (int64_t)(width / item);
-        bool ok = p->shape[last] % f == 0 && p->axis_stride % f == 0 && (uintptr_t)p->values % width == 0 &&
-                  (uintptr_t)p->out % width == 0;
-        for (int d = 0; ok && d < last; d++)
-            ok = p->values_strides[d] % f == 0 && p->out_strides[d] % f == 0;
-        if (!ok)
-            continue;
-        p->shape[last] /= f;
-        p->count /= f;
-        p->axis_stride /= f;
-        for (int d = 0; d < last; d++) {
-            p->values_strides[d] /= f;
-            p->out_strides[d] /= f;
-        }
-        p->unit_bytes = (int)width;
-        return;
-    }
+    const int width = hk__widen_units(p->ndim, p->shape, &p->count, &p->axis_stride, p->values_strides,
+                                      p->out_strides, p->values, p->out, item, 8);
+    if (width)
+        p->unit_bytes = width;
 }
 
 /* Coalesce one stride list over `shape` (C order of positions kept); at least one dimension. */
