@@ -2,6 +2,7 @@
 // any other (astype, transposes, reversed and broadcast views, slices),
 // against a CPU reference on random data with the destination poisoned.
 #include "common.h"
+#include "views.h"
 
 #include <cmath>
 #include <cstring>
@@ -13,26 +14,7 @@
 namespace
 {
 
-hk_array view(void *data, hk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {})
-{
-    hk_array a{};
-    a.data = data;
-    a.dtype = dtype;
-    a.ndim = static_cast<int>(shape.size());
-    if (strides.empty()) { // C-contiguous
-        strides.resize(shape.size());
-        int64_t step = 1;
-        for (size_t k = shape.size(); k-- > 0;) {
-            strides[k] = step;
-            step *= shape[k];
-        }
-    }
-    for (size_t k = 0; k < shape.size(); k++) {
-        a.shape[k] = shape[k];
-        a.strides[k] = strides[k];
-    }
-    return a;
-}
+using hktest::view; // tests/c/views.h
 
 // ---------------------------------------------------------- no GPU needed
 

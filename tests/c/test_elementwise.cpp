@@ -6,6 +6,7 @@
 // the output poisoned; NumPy's known answers for the tricky cases; 64-bit
 // indexing; and, without a GPU, every validation error.
 #include "common.h"
+#include "views.h"
 
 #include <cmath>
 #include <cstring>
@@ -94,26 +95,7 @@ bool approximate(hk_op op)
     return op == HK_OP_POWER || (op >= HK_OP_EXP && op <= HK_OP_ERF && op != HK_OP_SQRT);
 }
 
-hk_array view(void *data, hk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {})
-{
-    hk_array a{};
-    a.data = data;
-    a.dtype = dtype;
-    a.ndim = static_cast<int>(shape.size());
-    if (strides.empty()) { // C-contiguous
-        strides.resize(shape.size());
-        int64_t step = 1;
-        for (size_t k = shape.size(); k-- > 0;) {
-            strides[k] = step;
-            step *= shape[k];
-        }
-    }
-    for (size_t k = 0; k < shape.size(); k++) {
-        a.shape[k] = shape[k];
-        a.strides[k] = strides[k];
-    }
-    return a;
-}
+using hktest::view; // tests/c/views.h
 
 hk_array host_scalar(const void *value, hk_dtype dtype)
 {

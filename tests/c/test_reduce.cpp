@@ -6,6 +6,7 @@
 // poisoned and strided outputs' gaps checked; NaN placement, ties, variance
 // numerics and ddof, determinism, streams.
 #include "reduce_reference.h"
+#include "views.h"
 
 #include <cmath>
 
@@ -15,12 +16,7 @@ namespace
 using hkred::Case;
 using hkred::make_array;
 
-hk_array view(void *data, hk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {})
-{
-    if (strides.empty())
-        strides = hkred::c_strides(shape);
-    return make_array(data, dtype, shape, strides);
-}
+using hktest::view; // tests/c/views.h
 
 #define EXPECT_MESSAGE(phrase) EXPECT_TRUE(::hktest::contains_ignoring_case(hk_last_error(), phrase))
 

@@ -4,6 +4,7 @@
 // with outputs poisoned so unwritten or stray elements show; plus every
 // validation error path without a GPU.
 #include "common.h"
+#include "views.h"
 
 #include <cmath>
 #include <cstring>
@@ -20,26 +21,7 @@ using hktest::Mismatches;
 
 // ------------------------------------------------------------------ helpers
 
-hk_array view(void *data, hk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {})
-{
-    hk_array a{};
-    a.data = data;
-    a.dtype = dtype;
-    a.ndim = static_cast<int>(shape.size());
-    if (strides.empty()) {
-        strides.resize(shape.size());
-        int64_t step = 1;
-        for (size_t k = shape.size(); k-- > 0;) {
-            strides[k] = step;
-            step *= shape[k];
-        }
-    }
-    for (size_t k = 0; k < shape.size(); k++) {
-        a.shape[k] = shape[k];
-        a.strides[k] = strides[k];
-    }
-    return a;
-}
+using hktest::view; // tests/c/views.h
 
 template <hk_dtype D> struct DT;
 #define HKTEST_DT(CODE, TYPE, FLOAT)                                                                                   \

@@ -3,6 +3,7 @@
 // element count, hk_matmul / hk_take's int64_t running extent product, and the broadcast messages of
 // hk_copy_array and hk_elementwise. None of these cases needs a GPU.
 #include "reduce_reference.h"
+#include "views.h"
 
 namespace
 {
@@ -10,10 +11,7 @@ namespace
 alignas(64) char fake[4096];
 
 // hkred::make_array, with C-contiguous strides unless given.
-hk_array view(void *data, hk_dtype dtype, const std::vector<int64_t> &shape, std::vector<int64_t> strides = {})
-{
-    return hkred::make_array(data, dtype, shape, strides.empty() ? hkred::c_strides(shape) : strides);
-}
+using hktest::view; // tests/c/views.h
 
 constexpr int64_t two_31 = int64_t{1} << 31;
 constexpr int64_t two_32 = int64_t{1} << 32;
