@@ -185,6 +185,16 @@ int main(int argc, char **argv)
     std::printf("  sort float32 keys, 2^%d                             %10.0f %10.0f %8.2f\n", sort_log2,
                 m / hk_sort_ms / 1e3, m / cub_sort_ms / 1e3, cub_sort_ms / hk_sort_ms);
 
+    // Already sorted keys (the output of the sort above): many equal digits per
+    // warp, the histogram's and the ranking's worst case for shared atomics.
+    hk_array sk = view(sorted, HK_FLOAT32, {(int64_t)m}), sk_out = view(keys, HK_FLOAT32, {(int64_t)m});
+    const double hk_sorted_ms = median_ms([&] { check_hk(hk_sort(&sk, &sk_out, nullptr, nullptr), "hk_sort sorted"); });
+    const double cub_sorted_ms =
+        median_ms([&] { check_cuda(cub::DeviceRadixSort::SortKeys(temp.p, tb, sorted, keys, (int)m), "SortKeys"); });
+    std::printf("  sort float32 keys, 2^%d, already sorted             %10.0f %10.0f %8.2f\n", sort_log2,
+                m / hk_sorted_ms / 1e3, m / cub_sorted_ms / 1e3, cub_sorted_ms / hk_sorted_ms);
+    check_hk(hk_random_uniform(keys, HK_FLOAT32, m, 2, 0, -1e6, 1e6, nullptr), "hk_random_uniform");
+
     const double hk_arg_ms = median_ms([&] { check_hk(hk_sort(&k, &s, &ix, nullptr), "hk_sort argsort"); });
     cub::DeviceRadixSort::SortPairs(nullptr, tb, keys, sorted, idx_in, idx, (int)m);
     temp.need(tb);

@@ -21,6 +21,7 @@
 // bits for int64 and uint64 results); float16 accumulates in float32 and rounds
 // each output once; float32/float64 in their own type.
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu/gpu.h"
 #include "hipkit_device.h"
@@ -172,22 +173,24 @@ template <typename A> struct tile_state<A, true> {
     HK_DEVICE void publish(int64_t tile, uint32_t flag, A value) { store_relaxed(&words[tile], word(flag, value)); }
     // Warp-collective: waits until every lane with `live` sees a state, then
     // returns it; lanes without `live` report an inclusive identity.
-    HK_DEVICE void read(int64_t tile, bool live, A identity, uint32_t &flag, A &value) const
+    HK_DEVICE void read(int64_t tile, bool live, A identity, uint32_t &flag, A &value, unsigned ns) const
     {
         unsigned long long w;
-        do {
+        for (;;) {
             w = live ? load_relaxed(&words[tile]) : word(FLAG_INCLUSIVE, identity);
-        } while (warp_ballot((uint32_t)(w >> 32) == FLAG_NONE) != 0);
+            if (warp_ballot((uint32_t)(w >> 32) == FLAG_NONE) == 0)
+                break;
+            backoff_poll(ns);
+        }
         flag = (uint32_t)(w >> 32);
         value = bit_cast<A>((uint32_t)w);
     }
     // One lane on its own: waits until state `i` is published.
-    HK_DEVICE void read_one(int64_t i, uint32_t &flag, A &value) const
+    HK_DEVICE void read_one(int64_t i, uint32_t &flag, A &value, unsigned ns) const
     {
         unsigned long long w;
-        do {
-            w = load_relaxed(&words[i]);
-        } while ((uint32_t)(w >> 32) == FLAG_NONE);
+        while ((uint32_t)((w = load_relaxed(&words[i])) >> 32) == FLAG_NONE)
+            backoff_poll(ns);
         flag = (uint32_t)(w >> 32);
         value = bit_cast<A>((uint32_t)w);
     }
@@ -208,23 +211,25 @@ template <typename A> struct tile_state<A, false> {
         __threadfence();
         store_relaxed(&flags[tile], flag);
     }
-    HK_DEVICE void read(int64_t tile, bool live, A identity, uint32_t &flag, A &value) const
+    HK_DEVICE void read(int64_t tile, bool live, A identity, uint32_t &flag, A &value, unsigned ns) const
     {
         uint32_t f;
-        do {
+        for (;;) {
             f = live ? load_relaxed(&flags[tile]) : FLAG_INCLUSIVE;
-        } while (warp_ballot(f == FLAG_NONE) != 0);
+            if (warp_ballot(f == FLAG_NONE) == 0)
+                break;
+            backoff_poll(ns);
+        }
         __threadfence();
         value = live ? bit_cast<A>(load_relaxed(f == FLAG_INCLUSIVE ? &inclusives[tile] : &aggregates[tile]))
                      : identity;
         flag = f;
     }
-    HK_DEVICE void read_one(int64_t i, uint32_t &flag, A &value) const
+    HK_DEVICE void read_one(int64_t i, uint32_t &flag, A &value, unsigned ns) const
     {
         uint32_t f;
-        do {
-            f = load_relaxed(&flags[i]);
-        } while (f == FLAG_NONE);
+        while ((f = load_relaxed(&flags[i])) == FLAG_NONE)
+            backoff_poll(ns);
         __threadfence();
         value = bit_cast<A>(load_relaxed(f == FLAG_INCLUSIVE ? &inclusives[i] : &aggregates[i]));
         flag = f;
@@ -233,8 +238,9 @@ template <typename A> struct tile_state<A, false> {
 
 // Items per thread: V consecutive elements (one 16-byte vector of input) in
 // each of R rows of the tile; 16 items for 4-byte accumulators, 8 for 8-byte
-// (BIG: twice as many, float32 only, chosen by HIPKIT_SCAN_BIG_TILES=1 for
-// bench sweeps; see big_tiles()).
+// (BIG: twice as many). Float32 has two more instantiations of the look-back
+// kernel for bench sweeps, chosen by HIPKIT_SCAN_VARIANT (see variant()):
+// "big" (BIG tiles) and "occ8" (registers capped for 8 blocks per SM).
 template <typename In, bool BIG = false> struct tiling {
     typedef scan_types<In> types;
     static constexpr int V = 16 / (int)sizeof(typename types::storage);
@@ -242,21 +248,26 @@ template <typename In, bool BIG = false> struct tiling {
     static constexpr int R = TARGET / V > 0 ? TARGET / V : 1;
     static constexpr int64_t TILE = (int64_t)SCAN_BLOCK * V * R;
 };
-template <typename In> bool big_tiles()
+enum { VARIANT_PLAIN = 0, VARIANT_BIG = 1, VARIANT_OCC8 = 2 };
+template <typename In> int variant()
 {
     if constexpr (!same_type_v<In, float>) {
-        return false;
+        return VARIANT_PLAIN;
     } else {
-        static const bool big = [] {
-            const char *e = getenv("HIPKIT_SCAN_BIG_TILES");
-            return e && e[0] == '1';
+        static const int v = [] {
+            const char *e = getenv("HIPKIT_SCAN_VARIANT");
+            if (e && strcmp(e, "big") == 0)
+                return (int)VARIANT_BIG;
+            if (e && strcmp(e, "occ8") == 0)
+                return (int)VARIANT_OCC8;
+            return (int)VARIANT_PLAIN;
         }();
-        return big;
+        return v;
     }
 }
 template <typename In> int64_t tile_size()
 {
-    return big_tiles<In>() ? tiling<In, true>::TILE : tiling<In, false>::TILE;
+    return variant<In>() == VARIANT_BIG ? tiling<In, true>::TILE : tiling<In, false>::TILE;
 }
 
 // Scratch layout of the look-back: a 16-byte tile counter, then the states.
@@ -264,17 +275,17 @@ constexpr size_t COUNTER_BYTES = 16;
 
 // ---- skeleton 1: single-pass scan with decoupled look-back
 
-template <typename In, int OP, bool BIG>
-__global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
+template <typename In, int OP, int VARIANT>
+__global__ __launch_bounds__(SCAN_BLOCK, VARIANT == VARIANT_OCC8 ? 8 : 1) void scan_lookback_kernel(
     const typename scan_types<In>::storage *in, typename scan_types<In>::out *out, int64_t length, int64_t in_stride,
     int64_t out_stride, hkk_rows rows, int64_t tiles_per_row, uint32_t *counter,
-    tile_state<typename scan_types<In>::acc> state)
+    tile_state<typename scan_types<In>::acc> state, unsigned lookback_ns)
 {
     typedef scan_types<In> types;
     typedef typename types::storage S;
     typedef typename types::acc A;
     typedef typename types::out O;
-    typedef tiling<In, BIG> tl;
+    typedef tiling<In, VARIANT == VARIANT_BIG> tl;
     constexpr int V = tl::V, R = tl::R;
     const scan_op<A, OP> op;
     const A identity = scan_op<A, OP>::identity();
@@ -357,6 +368,7 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
         } else {
             if (lane == 0)
                 state.publish(tile, FLAG_AGGREGATE, aggregate);
+            backoff_first(lookback_ns);
             const int64_t row_first = tile - tile_in_row;
             int64_t end = tile; // tiles [end - warpSize, end) are examined next; lane 0 the nearest
             while (true) {
@@ -364,7 +376,7 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_lookback_kernel(
                 const bool live = j >= row_first;
                 uint32_t flag;
                 A value;
-                state.read(live ? j : 0, live, identity, flag, value);
+                state.read(live ? j : 0, live, identity, flag, value, lookback_ns);
                 const lanemask inclusive = warp_ballot(flag == FLAG_INCLUSIVE); // lanes before the row count as such
                 const int stop = inclusive ? (int)__ffsll((unsigned long long)inclusive) - 1 : warpSize;
                 const A window = warp_reduce(lane <= stop ? value : identity, op);
@@ -423,7 +435,7 @@ template <typename In, int OP>
 __global__ __launch_bounds__(SCAN_BLOCK) void scan_columns_kernel(
     const typename scan_types<In>::storage *in, typename scan_types<In>::out *out, int64_t length, int64_t in_stride,
     int64_t out_stride, hkk_rows rows, int64_t row_count, int64_t chunks, uint32_t *counter,
-    tile_state<typename scan_types<In>::acc> state)
+    tile_state<typename scan_types<In>::acc> state, unsigned lookback_ns)
 {
     typedef scan_types<In> types;
     typedef typename types::acc A;
@@ -461,7 +473,7 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_columns_kernel(
         for (int64_t j = slot - SCAN_BLOCK;; j -= SCAN_BLOCK) {
             uint32_t flag;
             A value;
-            state.read_one(j, flag, value);
+            state.read_one(j, flag, value, lookback_ns);
             exclusive = op(value, exclusive);
             if (flag == FLAG_INCLUSIVE)
                 break;
@@ -630,19 +642,26 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
     hipError_t e = hipMemsetAsync(base, 0, COUNTER_BYTES + state_t::zeroed_bytes((size_t)states), stream);
     if (e != hipSuccess)
         return (int)e;
-    if (kind == COLUMNS)
-        scan_columns_kernel<In, OP><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
-            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, a->rows, per, counter, state);
-    else {
-        bool big = false;
-        if constexpr (same_type_v<In, float>) // the only dtype with a second instantiation
-            big = big_tiles<In>();
-        if (big)
-            scan_lookback_kernel<In, OP, same_type_v<In, float>><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
-                in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state);
-        else
-            scan_lookback_kernel<In, OP, false><<<dim3((unsigned)tiles), SCAN_BLOCK, 0, stream>>>(
-                in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state);
+    const unsigned ns = lookback_ns_wanted();
+    const dim3 grid((unsigned)tiles);
+    if (kind == COLUMNS) {
+        scan_columns_kernel<In, OP><<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride, a->out_stride,
+                                                                    a->rows_layout, a->rows, per, counter, state, ns);
+    } else {
+        int v = VARIANT_PLAIN;
+        if constexpr (same_type_v<In, float>) // the only dtype with more instantiations
+            v = variant<In>();
+        if (v == VARIANT_PLAIN)
+            scan_lookback_kernel<In, OP, VARIANT_PLAIN><<<grid, SCAN_BLOCK, 0, stream>>>(
+                in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state, ns);
+        if constexpr (same_type_v<In, float>) {
+            if (v == VARIANT_BIG)
+                scan_lookback_kernel<In, OP, VARIANT_BIG><<<grid, SCAN_BLOCK, 0, stream>>>(
+                    in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state, ns);
+            if (v == VARIANT_OCC8)
+                scan_lookback_kernel<In, OP, VARIANT_OCC8><<<grid, SCAN_BLOCK, 0, stream>>>(
+                    in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state, ns);
+        }
     }
     return hk_launch_error();
 }

@@ -7,6 +7,7 @@
 #define HIPKIT_SCAN_SORT_DEVICE_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "hipkit_device.h"
 
@@ -121,6 +122,49 @@ template <typename W> HK_DEVICE void store_relaxed(W *p, W value)
 #else
     __atomic_store_n(p, value, __ATOMIC_RELAXED);
 #endif
+}
+
+// Pauses in the look-backs, as CUB's delay constructors: spinning warps
+// otherwise take issue slots and L2 bandwidth from the blocks that do the
+// work. `ns` packs two durations: the low 16 bits between polls of a tile state
+// not yet published, the high 16 bits once before the first poll (the
+// predecessors' words are then more likely to have landed). 0: no pause.
+HK_DEVICE void backoff(unsigned ns)
+{
+    if (ns == 0)
+        return;
+#if defined(__CUDACC__)
+    __nanosleep(ns);
+#else
+    for (unsigned t = 0; t < ns; t += 32) // s_sleep 1: 64 clocks, about 32 ns at 2 GHz
+        __builtin_amdgcn_s_sleep(1);
+#endif
+}
+HK_DEVICE void backoff_poll(unsigned ns)
+{
+    backoff(ns & 0xffffu);
+}
+HK_DEVICE void backoff_first(unsigned ns)
+{
+    backoff(ns >> 16);
+}
+
+// Host side: the packed pauses, from HIPKIT_LOOKBACK_NS=poll[,first]
+// (nanoseconds, each below 65536; default 0,0), read once.
+inline unsigned lookback_ns_wanted()
+{
+    static const unsigned ns = [] {
+        const char *e = getenv("HIPKIT_LOOKBACK_NS");
+        if (!e)
+            return 0u;
+        char *end = nullptr;
+        const long poll = strtol(e, &end, 10);
+        const long first = end && *end == ',' ? strtol(end + 1, nullptr, 10) : 0;
+        if (poll < 0 || poll > 0xffff || first < 0 || first > 0xffff)
+            return 0u;
+        return (unsigned)poll | (unsigned)first << 16;
+    }();
+    return ns;
 }
 
 HK_DEVICE bool aligned16(const void *p)

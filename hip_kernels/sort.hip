@@ -104,12 +104,13 @@ template <typename U> HK_DEVICE U order_key(U raw, int kind)
         return raw;
     if (kind == KIND_SIGNED)
         return (U)(raw ^ sign);
+    // Selects, not branches: a branch on the key would make the warp wait for
+    // its load before the next load issues (onesweep_kernel loads 16 at once).
     const U magnitude = (U)(raw & (U)~sign);
-    if (magnitude > float_bits<U>::inf)
-        return (U)~(U)0; // NaN of either sign: after +inf
-    if (magnitude == 0)
-        return sign; // -0.0 and +0.0: one key
-    return (raw & sign) ? (U)~raw : (U)(raw | sign);
+    U key = (raw & sign) ? (U)~raw : (U)(raw | sign);
+    key = magnitude == 0 ? sign : key;                              // -0.0 and +0.0: one key
+    key = magnitude > float_bits<U>::inf ? (U)~(U)0 : key;          // NaN of either sign: after +inf
+    return key;
 }
 
 // Raw bits whose key is the largest (padding that sorts after everything).
@@ -229,6 +230,7 @@ struct radix_params {
     uint64_t n, N; // keys, row length
     int kind, key_passes, passes;
     int rank_mode; // RANK_ATOMIC_OR, RANK_BALLOTS or RANK_MATCH_ANY (see onesweep_kernel; HIPKIT_SORT_RANK)
+    unsigned lookback_ns; // look-back pauses, packed (backoff_poll/backoff_first; HIPKIT_LOOKBACK_NS)
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
@@ -320,10 +322,11 @@ template <typename U, typename P> struct pass_io {
 };
 
 // Counts, per portion, the digits of every pass over the input. Key digits
-// per key (runs of one digit per thread are counted once, which keeps shared
-// atomics low on sorted or repetitive data); row digits from the rows'
-// overlap with the block's range.
-template <typename U>
+// per key: with RUNS, a run of one digit in a thread's keys is counted once
+// (fewer shared atomics on sorted or repetitive data, more instructions per
+// key); else one shared atomic per digit and key (HIPKIT_SORT_HIST=runs or
+// direct). Row digits from the rows' overlap with the block's range.
+template <typename U, bool RUNS>
 __global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, uint32_t *hist, uint64_t chunk)
 {
     constexpr int KP = (int)sizeof(U);
@@ -347,16 +350,22 @@ __global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, u
     }
     auto add = [&](U raw) {
         const U key = order_key(raw, p.kind);
+        if constexpr (!RUNS) {
 #pragma unroll
-        for (int k = 0; k < KP; k++) {
-            const uint32_t d = (uint32_t)(key >> (8 * k)) & 255u;
-            if (count[k] && d == last[k]) {
-                count[k]++;
-            } else {
-                if (count[k])
-                    atomicAdd(&s_hist[k * RADIX + last[k]], count[k]);
-                last[k] = d;
-                count[k] = 1;
+            for (int k = 0; k < KP; k++)
+                atomicAdd(&s_hist[k * RADIX + ((uint32_t)(key >> (8 * k)) & 255u)], 1u);
+        } else {
+#pragma unroll
+            for (int k = 0; k < KP; k++) {
+                const uint32_t d = (uint32_t)(key >> (8 * k)) & 255u;
+                if (count[k] && d == last[k]) {
+                    count[k]++;
+                } else {
+                    if (count[k])
+                        atomicAdd(&s_hist[k * RADIX + last[k]], count[k]);
+                    last[k] = d;
+                    count[k] = 1;
+                }
             }
         }
     };
@@ -468,13 +477,19 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
     constexpr int ITEMS = shape::ITEMS;
     constexpr int TILE = shape::TILE;
 
+    const int t = (int)threadIdx.x;
+    // The plan's words and the tile id's atomic in flight together (a block
+    // that then skips or copies leaves a counter nothing reads).
     const int mode = p.ctrl->mode[pass];
+    const int src = p.ctrl->src[pass], dst = p.ctrl->dst[pass];
+    uint32_t tile_id = 0;
+    if (t == 0)
+        tile_id = atomicAdd(counter, 1u);
     if (mode == MODE_SKIP)
         return;
-    const pass_io<U, P> io(p, p.ctrl->src[pass], p.ctrl->dst[pass]);
+    const pass_io<U, P> io(p, src, dst);
     const uint64_t portion_start = portion * p.portion_keys;
     const uint64_t portion_end = p.n - portion_start < p.portion_keys ? p.n : portion_start + p.portion_keys;
-    const int t = (int)threadIdx.x;
 
     if (mode == MODE_COPY) { // every key has the same digit: the stable order is the present one
         const uint64_t base = portion_start + (uint64_t)blockIdx.x * TILE;
@@ -498,12 +513,12 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
     U *s_keys = reinterpret_cast<U *>(s_exchange);
 
     const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
-    if (t == 0)
-        s_tile = atomicAdd(counter, 1u);
     for (int i = t; i < warps * RADIX; i += SORT_BLOCK) {
         s_whist[i] = 0;
         s_match[i] = 0;
     }
+    if (t == 0)
+        s_tile = tile_id;
     __syncthreads();
     const uint64_t tile = s_tile;
     const uint64_t tile_base = portion_start + tile * TILE;
@@ -515,14 +530,29 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
     P val[ITEMS];
     uint32_t dig[ITEMS];
     const int segment = warp * ITEMS * warpSize;
+    // Every load first, then the digits: the ITEMS loads of a thread are in
+    // flight together (one memory latency per tile, not one per item).
+    if (valid == TILE && io.src_stride == 1) {
+        const U *src = io.src_keys + tile_base + (uint64_t)(segment + lane);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            key[i] = src[i * warpSize];
+    } else {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const int e = segment + i * warpSize + lane;
+            key[i] = e < valid ? io.key(tile_base + (uint64_t)e) : U(0);
+        }
+    }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = segment + i * warpSize + lane;
-        const bool live = e < valid;
-        const uint64_t g = tile_base + (uint64_t)e;
-        key[i] = live ? io.key(g) : U(0);
-        val[i] = live ? io.val(g) : P();
-        dig[i] = live ? digit_of(key[i], val[i], pass, p) : (uint32_t)RADIX;
+        val[i] = e < valid ? io.val(tile_base + (uint64_t)e) : P();
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int e = segment + i * warpSize + lane;
+        dig[i] = e < valid ? digit_of(key[i], val[i], pass, p) : (uint32_t)RADIX;
     }
 
     // Stable ranks within the warp's segment, per digit: item i of a lane
@@ -591,6 +621,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
     // from there.
     uint32_t prefix = 0;
     if (tile > 0) {
+        backoff_first(p.lookback_ns);
         constexpr int LOOKBACK = 8;
         uint64_t j = tile - 1; // the nearest tile not yet added
         bool found = false;
@@ -609,6 +640,8 @@ __global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, in
                 found = (s[u] & ~STATUS_COUNT) == STATUS_INCLUSIVE;
             }
             j -= (uint64_t)used;
+            if (used == 0)
+                backoff_poll(p.lookback_ns); // the nearest tile has not published yet
         }
         store_relaxed(&tile_status[d], STATUS_INCLUSIVE | (prefix + total));
     }
@@ -790,6 +823,17 @@ static int rank_mode_wanted()
     return mode;
 }
 
+// Bench-only knob: HIPKIT_SORT_HIST=runs counts runs of one digit once in the
+// histogram kernel; default (direct): one shared atomic per digit. Read once.
+static bool hist_runs_wanted()
+{
+    static const bool runs = [] {
+        const char *e = getenv("HIPKIT_SORT_HIST");
+        return e && strcmp(e, "runs") == 0;
+    }();
+    return runs;
+}
+
 template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
 {
     const radix_plan pl = make_plan<U, P>(a);
@@ -826,6 +870,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     p.N = (uint64_t)a->length;
     p.kind = key_kind(a->dtype);
     p.rank_mode = rank_mode_wanted();
+    p.lookback_ns = lookback_ns_wanted();
     p.key_passes = pl.key_passes;
     p.passes = pl.passes;
     p.portion_keys = pl.portion_keys;
@@ -844,8 +889,11 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     uint64_t chunk = (portion_len + blocks_per_portion - 1) / blocks_per_portion;
     chunk = (chunk + pl.tile - 1) / pl.tile * pl.tile;
     blocks_per_portion = (portion_len + chunk - 1) / chunk;
-    histogram_kernel<U><<<dim3((unsigned)blocks_per_portion, (unsigned)pl.portions), SORT_BLOCK, 0, stream>>>(
-        p, hist, chunk);
+    const dim3 hist_grid((unsigned)blocks_per_portion, (unsigned)pl.portions);
+    if (hist_runs_wanted())
+        histogram_kernel<U, true><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk);
+    else
+        histogram_kernel<U, false><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk);
     if ((e = hk_launch_error()) != 0)
         return e;
     plan_kernel<<<1, SORT_BLOCK, 0, stream>>>(hist, reinterpret_cast<uint64_t *>(base + pl.bases),
