@@ -43,9 +43,6 @@ using namespace hk_ss;
 constexpr int SCAN_BLOCK = 256;
 constexpr int MAX_WARPS = SCAN_BLOCK / 32; // warps per block on a 32-lane device (64 lanes: half)
 
-template <typename A, typename B> constexpr bool same_type_v = false;
-template <typename A> constexpr bool same_type_v<A, A> = true;
-
 // ---- element types: what is stored, what accumulates, what is written
 
 struct bool_tag {
@@ -237,37 +234,51 @@ template <typename A> struct tile_state<A, false> {
 };
 
 // Items per thread: V consecutive elements (one 16-byte vector of input) in
-// each of R rows of the tile; 16 items for 4-byte accumulators, 8 for 8-byte
-// (BIG: twice as many). Float32 has two more instantiations of the look-back
-// kernel for bench sweeps, chosen by HIPKIT_SCAN_VARIANT (see variant()):
-// "big" (BIG tiles) and "occ8" (registers capped for 8 blocks per SM).
-template <typename In, bool BIG = false> struct tiling {
+// each of R rows of the tile; 16 items for 4-byte accumulators, 8 for 8-byte.
+template <typename In> struct tiling {
     typedef scan_types<In> types;
     static constexpr int V = 16 / (int)sizeof(typename types::storage);
-    static constexpr int TARGET = (sizeof(typename types::acc) == 4 ? 16 : 8) * (BIG ? 2 : 1);
+    static constexpr int TARGET = sizeof(typename types::acc) == 4 ? 16 : 8;
     static constexpr int R = TARGET / V > 0 ? TARGET / V : 1;
     static constexpr int64_t TILE = (int64_t)SCAN_BLOCK * V * R;
 };
-enum { VARIANT_PLAIN = 0, VARIANT_BIG = 1, VARIANT_OCC8 = 2 };
-template <typename In> int variant()
-{
-    if constexpr (!same_type_v<In, float>) {
-        return VARIANT_PLAIN;
-    } else {
-        static const int v = [] {
-            const char *e = getenv("HIPKIT_SCAN_VARIANT");
-            if (e && strcmp(e, "big") == 0)
-                return (int)VARIANT_BIG;
-            if (e && strcmp(e, "occ8") == 0)
-                return (int)VARIANT_OCC8;
-            return (int)VARIANT_PLAIN;
-        }();
-        return v;
-    }
-}
 template <typename In> int64_t tile_size()
 {
-    return variant<In>() == VARIANT_BIG ? tiling<In, true>::TILE : tiling<In, false>::TILE;
+    return tiling<In>::TILE;
+}
+
+// The look-back kernel comes in two register budgets: CAPPED for 8 blocks of
+// SCAN_BLOCK threads per multiprocessor (32 registers on NVIDIA), so that
+// more tiles load while others wait on their look-back (float32 2^28 on the
+// H200: 0.69 -> 0.85 x CUB, 0.98 with the look-back pauses), and UNCAPPED.
+// Default: capped for 4-byte accumulators, uncapped for 8-byte ones (capped,
+// they spill); HIPKIT_SCAN_VARIANT=capped|uncapped forces one (bench knob).
+// Uncapped is __launch_bounds__(SCAN_BLOCK, 0): a minimum of 1 block lets
+// nvcc spend 56 registers instead of 39 on float32 (4 blocks per SM, not 6).
+enum { VARIANT_CAPPED = 0, VARIANT_UNCAPPED = 1 };
+template <typename In> int variant()
+{
+    static const int v = [] {
+        const char *e = getenv("HIPKIT_SCAN_VARIANT");
+        if (e && strcmp(e, "capped") == 0)
+            return (int)VARIANT_CAPPED;
+        if (e && strcmp(e, "uncapped") == 0)
+            return (int)VARIANT_UNCAPPED;
+        return sizeof(typename scan_types<In>::acc) == 4 ? (int)VARIANT_CAPPED : (int)VARIANT_UNCAPPED;
+    }();
+    return v;
+}
+
+// Look-back pauses (backoff_poll/backoff_first, packed): HIPKIT_LOOKBACK_NS
+// if set, else 700 ns between polls and 1100 ns before the first (CUB's
+// figures for float32 on sm_90 are 688 and 1140) when the grid is large
+// enough for tiles to wait on each other; none for small grids, where a
+// pause would only add latency.
+unsigned scan_lookback_ns(int64_t tiles)
+{
+    if (getenv("HIPKIT_LOOKBACK_NS"))
+        return lookback_ns_wanted();
+    return tiles >= 500 ? 700u | 1100u << 16 : 0u;
 }
 
 // Scratch layout of the look-back: a 16-byte tile counter, then the states.
@@ -276,7 +287,7 @@ constexpr size_t COUNTER_BYTES = 16;
 // ---- skeleton 1: single-pass scan with decoupled look-back
 
 template <typename In, int OP, int VARIANT>
-__global__ __launch_bounds__(SCAN_BLOCK, VARIANT == VARIANT_OCC8 ? 8 : 1) void scan_lookback_kernel(
+__global__ __launch_bounds__(SCAN_BLOCK, VARIANT == VARIANT_CAPPED ? 8 : 0) void scan_lookback_kernel(
     const typename scan_types<In>::storage *in, typename scan_types<In>::out *out, int64_t length, int64_t in_stride,
     int64_t out_stride, hkk_rows rows, int64_t tiles_per_row, uint32_t *counter,
     tile_state<typename scan_types<In>::acc> state, unsigned lookback_ns)
@@ -285,7 +296,7 @@ __global__ __launch_bounds__(SCAN_BLOCK, VARIANT == VARIANT_OCC8 ? 8 : 1) void s
     typedef typename types::storage S;
     typedef typename types::acc A;
     typedef typename types::out O;
-    typedef tiling<In, VARIANT == VARIANT_BIG> tl;
+    typedef tiling<In> tl;
     constexpr int V = tl::V, R = tl::R;
     const scan_op<A, OP> op;
     const A identity = scan_op<A, OP>::identity();
@@ -642,26 +653,20 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
     hipError_t e = hipMemsetAsync(base, 0, COUNTER_BYTES + state_t::zeroed_bytes((size_t)states), stream);
     if (e != hipSuccess)
         return (int)e;
-    const unsigned ns = lookback_ns_wanted();
     const dim3 grid((unsigned)tiles);
     if (kind == COLUMNS) {
+        // Its look-back waits are per row and short: pauses only when asked for.
         scan_columns_kernel<In, OP><<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride, a->out_stride,
-                                                                    a->rows_layout, a->rows, per, counter, state, ns);
+                                                                    a->rows_layout, a->rows, per, counter, state,
+                                                                    lookback_ns_wanted());
+    } else if (variant<In>() == VARIANT_CAPPED) {
+        scan_lookback_kernel<In, OP, VARIANT_CAPPED><<<grid, SCAN_BLOCK, 0, stream>>>(
+            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state,
+            scan_lookback_ns(tiles));
     } else {
-        int v = VARIANT_PLAIN;
-        if constexpr (same_type_v<In, float>) // the only dtype with more instantiations
-            v = variant<In>();
-        if (v == VARIANT_PLAIN)
-            scan_lookback_kernel<In, OP, VARIANT_PLAIN><<<grid, SCAN_BLOCK, 0, stream>>>(
-                in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state, ns);
-        if constexpr (same_type_v<In, float>) {
-            if (v == VARIANT_BIG)
-                scan_lookback_kernel<In, OP, VARIANT_BIG><<<grid, SCAN_BLOCK, 0, stream>>>(
-                    in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state, ns);
-            if (v == VARIANT_OCC8)
-                scan_lookback_kernel<In, OP, VARIANT_OCC8><<<grid, SCAN_BLOCK, 0, stream>>>(
-                    in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state, ns);
-        }
+        scan_lookback_kernel<In, OP, VARIANT_UNCAPPED><<<grid, SCAN_BLOCK, 0, stream>>>(
+            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state,
+            scan_lookback_ns(tiles));
     }
     return hk_launch_error();
 }

@@ -469,8 +469,8 @@ __global__ __launch_bounds__(SORT_BLOCK) void plan_kernel(const uint32_t *hist, 
 
 // One pass over one portion: rank each tile's keys by the pass's digit,
 // look back for the tile's offsets per digit, scatter.
-template <typename U, typename P>
-__global__ __launch_bounds__(SORT_BLOCK) void onesweep_kernel(radix_params p, int pass, uint64_t portion,
+template <typename U, typename P, int MIN_BLOCKS = 0>
+__global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_params p, int pass, uint64_t portion,
                                                               uint32_t *counter, uint32_t *status)
 {
     typedef onesweep_shape<U, P> shape;
@@ -834,6 +834,18 @@ static bool hist_runs_wanted()
     return runs;
 }
 
+// Bench-only knob: HIPKIT_SORT_MIN_BLOCKS=4 or 5 runs the pass kernel of
+// 4-byte keys without payload with registers capped for 4 or 5 blocks per SM
+// (uncapped, nvcc gives it 79 registers: 3 blocks). Read once.
+static int sort_min_blocks_wanted()
+{
+    static const int blocks = [] {
+        const char *e = getenv("HIPKIT_SORT_MIN_BLOCKS");
+        return e ? atoi(e) : 0;
+    }();
+    return blocks;
+}
+
 template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
 {
     const radix_plan pl = make_plan<U, P>(a);
@@ -912,8 +924,20 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
             he = hipMemsetAsync(counter, 0, 16 + (size_t)tiles * RADIX * sizeof(uint32_t), stream);
             if (he != hipSuccess)
                 return (int)he;
-            onesweep_kernel<U, P><<<dim3((unsigned)tiles), SORT_BLOCK, 0, stream>>>(p, pass, portion, counter,
-                                                                                    status);
+            const dim3 grid((unsigned)tiles);
+            bool launched = false;
+            if constexpr (sizeof(U) == 4 && !payload_of<P>::present) { // bench knob, float32 keys alone
+                if (sort_min_blocks_wanted() == 4) {
+                    onesweep_kernel<U, P, 4><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
+                    launched = true;
+                }
+                if (sort_min_blocks_wanted() == 5) {
+                    onesweep_kernel<U, P, 5><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
+                    launched = true;
+                }
+            }
+            if (!launched)
+                onesweep_kernel<U, P><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
             if ((e = hk_launch_error()) != 0)
                 return e;
         }
