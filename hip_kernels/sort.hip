@@ -231,6 +231,7 @@ struct radix_params {
     int kind, key_passes, passes;
     int rank_mode; // RANK_ATOMIC_OR, RANK_BALLOTS or RANK_MATCH_ANY (see onesweep_kernel; HIPKIT_SORT_RANK)
     unsigned lookback_ns; // look-back pauses, packed (backoff_poll/backoff_first; HIPKIT_LOOKBACK_NS)
+    int early_counts;     // publish the tile's digit counts before ranking (HIPKIT_SORT_EARLY)
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
@@ -512,11 +513,13 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     __shared__ unsigned long long s_exchange[(TILE * shape::SLOT + 7) / 8]; // keys, then payloads
     U *s_keys = reinterpret_cast<U *>(s_exchange);
 
+    __shared__ uint32_t s_count[RADIX]; // per digit: the tile's count (early publication)
     const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
     for (int i = t; i < warps * RADIX; i += SORT_BLOCK) {
         s_whist[i] = 0;
         s_match[i] = 0;
     }
+    s_count[t] = 0; // SORT_BLOCK == RADIX
     if (t == 0)
         s_tile = tile_id;
     __syncthreads();
@@ -526,6 +529,9 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     const int valid = left < (uint64_t)TILE ? (int)left : TILE;
 
     // Warp-striped: item i of lane l of warp w is tile element (w * ITEMS + i) * warpSize + l.
+    // dig[i]: the item's digit (RADIX: no item), then also its rank among the
+    // warp's items of that digit (bits 16+), then its slot in the tile (NO_SLOT: none).
+    constexpr uint32_t NO_SLOT = 0xffffffffu;
     U key[ITEMS];
     P val[ITEMS];
     uint32_t dig[ITEMS];
@@ -555,37 +561,50 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
         dig[i] = e < valid ? digit_of(key[i], val[i], pass, p) : (uint32_t)RADIX;
     }
 
+    // Early counts (HIPKIT_SORT_EARLY=1): the tile's digit counts from shared
+    // atomics, published before the ranking, so that later tiles' look-backs
+    // find this tile's aggregate sooner (as CUB's onesweep does).
+    uint32_t *tile_status = status + tile * RADIX;
+    if (p.early_counts) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            if (dig[i] < (uint32_t)RADIX)
+                atomicAdd(&s_count[dig[i]], 1u);
+        __syncthreads();
+        store_relaxed(&tile_status[t], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | s_count[t]);
+    }
+
     // Stable ranks within the warp's segment, per digit: item i of a lane
     // comes after the same digit in the warp's earlier items and in lower
     // lanes of item i. The lanes holding a digit ("peers") come from an
     // atomic OR of lane bits into the warp's word for the digit (one shared
     // atomic per item), or from eight ballots, or from match.any.
-    uint32_t rank[ITEMS];
     uint32_t *my_hist = s_whist + warp * RADIX;
     matchword *my_match = s_match + warp * RADIX;
     const lanemask below = lanemask_lt();
     const int rank_mode = p.rank_mode;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const bool live = dig[i] < (uint32_t)RADIX;
+        const uint32_t digit = dig[i];
+        const bool live = digit < (uint32_t)RADIX;
         lanemask peers;
         if (rank_mode == RANK_ATOMIC_OR) {
             if (live)
-                atomicOr(&my_match[dig[i]], (matchword)1 << lane);
+                atomicOr(&my_match[digit], (matchword)1 << lane);
             syncwarp();
-            peers = live ? (lanemask)my_match[dig[i]] : 0ull;
+            peers = live ? (lanemask)my_match[digit] : 0ull;
         } else {
-            peers = match_digit(dig[i], live, rank_mode == RANK_MATCH_ANY);
+            peers = match_digit(digit, live, rank_mode == RANK_MATCH_ANY);
         }
         const uint32_t lower = (uint32_t)popc(peers & below);
-        const uint32_t before = live ? my_hist[dig[i]] : 0u;
+        const uint32_t before = live ? my_hist[digit] : 0u;
         syncwarp(); // every peer has read the word and the count
         if (live && lower == 0) {
-            my_hist[dig[i]] = before + (uint32_t)popc(peers);
-            my_match[dig[i]] = 0; // (unused by the other modes, zero already)
+            my_hist[digit] = before + (uint32_t)popc(peers);
+            my_match[digit] = 0; // (unused by the other modes, zero already)
         }
         syncwarp();
-        rank[i] = before + lower;
+        dig[i] = digit | (before + lower) << 16; // the rank joins the digit: fewer registers
     }
     __syncthreads();
 
@@ -597,8 +616,8 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
         s_whist[w * RADIX + d] = total;
         total += c;
     }
-    uint32_t *tile_status = status + tile * RADIX;
-    store_relaxed(&tile_status[d], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | total);
+    if (!p.early_counts)
+        store_relaxed(&tile_status[d], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | total);
     const uint32_t excl = block_exclusive_sum(total, s_warp_sum); // synchronises: s_whist prefixes visible
     s_excl[d] = excl;
     __syncthreads();
@@ -606,11 +625,14 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     // Keys into their sorted slots of the tile.
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
-        if (dig[i] < (uint32_t)RADIX) {
-            const uint32_t slot = s_excl[dig[i]] + s_whist[warp * RADIX + dig[i]] + rank[i];
+        if ((dig[i] & 0xffffu) < (uint32_t)RADIX) {
+            const uint32_t digit = dig[i] & 0xffffu;
+            const uint32_t slot = s_excl[digit] + s_whist[warp * RADIX + digit] + (dig[i] >> 16);
             s_keys[slot] = key[i];
-            s_digit[slot] = (uint8_t)dig[i];
-            rank[i] = slot;
+            s_digit[slot] = (uint8_t)digit;
+            dig[i] = slot; // for the payloads' exchange
+        } else {
+            dig[i] = NO_SLOT;
         }
 
     // Look back over the preceding tiles of this portion for digit d, reading
@@ -623,23 +645,31 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     if (tile > 0) {
         backoff_first(p.lookback_ns);
         constexpr int LOOKBACK = 8;
-        uint64_t j = tile - 1; // the nearest tile not yet added
-        bool found = false;
-        while (!found) {
+        uint32_t j = (uint32_t)tile - 1u; // the nearest tile not yet added (a portion has < 2^31 tiles)
+        for (;;) {
             uint32_t s[LOOKBACK];
+            const uint32_t *at = status + (size_t)j * RADIX + d;
 #pragma unroll
             for (int u = 0; u < LOOKBACK; u++) // tile 0 is inclusive, so no walk passes it
-                s[u] = j >= (uint64_t)u ? load_relaxed(&status[(j - (uint64_t)u) * RADIX + d]) : STATUS_INCLUSIVE;
-            int used = 0;
+                s[u] = j >= (uint32_t)u ? load_relaxed(at - u * RADIX) : STATUS_INCLUSIVE;
+            // Add the nearest states up to the first unpublished one (excluded) or
+            // the first inclusive one (included), as bit masks: no branch per state.
+            uint32_t published = 0, inclusive = 0;
 #pragma unroll
             for (int u = 0; u < LOOKBACK; u++) {
-                if (found || used < u || (s[u] & ~STATUS_COUNT) == 0)
-                    continue; // done, stopped at an unpublished state, or this one is unpublished
-                prefix += s[u] & STATUS_COUNT;
-                used = u + 1;
-                found = (s[u] & ~STATUS_COUNT) == STATUS_INCLUSIVE;
+                published |= (uint32_t)((s[u] & ~STATUS_COUNT) != 0) << u;
+                inclusive |= (uint32_t)((s[u] & ~STATUS_COUNT) == STATUS_INCLUSIVE) << u;
             }
-            j -= (uint64_t)used;
+            const int gap = __ffs((int)~published) - 1; // LOOKBACK when all are published
+            const int first_inclusive = inclusive ? __ffs((int)inclusive) - 1 : LOOKBACK;
+            const bool found = first_inclusive < gap;
+            const int used = found ? first_inclusive + 1 : gap;
+#pragma unroll
+            for (int u = 0; u < LOOKBACK; u++)
+                prefix += u < used ? s[u] & STATUS_COUNT : 0u;
+            if (found)
+                break;
+            j -= (uint32_t)used;
             if (used == 0)
                 backoff_poll(p.lookback_ns); // the nearest tile has not published yet
         }
@@ -659,8 +689,8 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
         __syncthreads(); // every key has left the exchange
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            if (dig[i] < (uint32_t)RADIX)
-                s_vals[rank[i]] = val[i];
+            if (dig[i] != NO_SLOT)
+                s_vals[dig[i]] = val[i];
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
@@ -834,6 +864,17 @@ static bool hist_runs_wanted()
     return runs;
 }
 
+// Bench-only knob: HIPKIT_SORT_EARLY=1 publishes each tile's digit counts
+// before its ranking (see onesweep_kernel). Read once.
+static bool early_counts_wanted()
+{
+    static const bool early = [] {
+        const char *e = getenv("HIPKIT_SORT_EARLY");
+        return e && e[0] == '1';
+    }();
+    return early;
+}
+
 // Bench-only knob: HIPKIT_SORT_MIN_BLOCKS=4 or 5 runs the pass kernel of
 // 4-byte keys without payload with registers capped for 4 or 5 blocks per SM
 // (uncapped, nvcc gives it 79 registers: 3 blocks). Read once.
@@ -883,6 +924,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     p.kind = key_kind(a->dtype);
     p.rank_mode = rank_mode_wanted();
     p.lookback_ns = lookback_ns_wanted();
+    p.early_counts = early_counts_wanted() ? 1 : 0;
     p.key_passes = pl.key_passes;
     p.passes = pl.passes;
     p.portion_keys = pl.portion_keys;
