@@ -133,6 +133,7 @@ template <typename T> HK_DEVICE T block_exclusive_sum(T x, T *s_warp)
         s_warp[warp] = inclusive;
     __syncthreads();
     T prefix = 0;
+#pragma unroll 1
     for (int w = 0; w < warp && w < warps; w++)
         prefix += s_warp[w];
     __syncthreads(); // s_warp may be reused
@@ -231,16 +232,37 @@ struct radix_params {
     int kind, key_passes, passes;
     int rank_mode; // RANK_ATOMIC_OR, RANK_BALLOTS or RANK_MATCH_ANY (see onesweep_kernel; HIPKIT_SORT_RANK)
     unsigned lookback_ns; // look-back pauses, packed (backoff_poll/backoff_first; HIPKIT_LOOKBACK_NS)
-    int early_counts;     // publish the tile's digit counts before ranking (HIPKIT_SORT_EARLY)
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
 };
 
-template <typename U, typename P> HK_DEVICE uint32_t digit_of(U key, P position, int pass, const radix_params &p)
+// order_key() with the kind resolved once per kernel into two masks and a
+// flag: a few selects per key, no branch (the pass kernel's hot loop).
+template <typename U> struct key_order {
+    static constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
+    U positive, negative; // XOR masks for a clear and a set sign bit
+    bool is_float;
+    HK_DEVICE explicit key_order(int kind)
+        : positive(kind == KIND_UNSIGNED ? (U)0 : sign), negative(kind == KIND_FLOAT ? (U)~(U)0 : kind == KIND_SIGNED ? sign : (U)0),
+          is_float(kind == KIND_FLOAT)
+    {
+    }
+    HK_DEVICE U operator()(U raw) const
+    {
+        U key = (U)(raw ^ ((raw & sign) ? negative : positive));
+        const U magnitude = (U)(raw & (U)~sign);
+        key = is_float && magnitude == 0 ? sign : key;                         // -0.0 and +0.0: one key
+        key = is_float && magnitude > float_bits<U>::inf ? (U)~(U)0 : key;      // NaN: after +inf
+        return key;
+    }
+};
+
+template <typename U, typename P>
+HK_DEVICE uint32_t digit_of(U key, P position, int pass, const radix_params &p, const key_order<U> &order)
 {
     if (pass < p.key_passes)
-        return (uint32_t)(order_key(key, p.kind) >> (8 * pass)) & 255u;
+        return (uint32_t)(order(key) >> (8 * pass)) & 255u;
     if constexpr (payload_of<P>::present) {
         const P row = position / (P)p.N;
         return (uint32_t)(row >> (8 * (pass - p.key_passes))) & 255u;
@@ -470,7 +492,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void plan_kernel(const uint32_t *hist, 
 
 // One pass over one portion: rank each tile's keys by the pass's digit,
 // look back for the tile's offsets per digit, scatter.
-template <typename U, typename P, int MIN_BLOCKS = 0>
+template <typename U, typename P, int MIN_BLOCKS>
 __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_params p, int pass, uint64_t portion,
                                                               uint32_t *counter, uint32_t *status)
 {
@@ -513,13 +535,11 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     __shared__ unsigned long long s_exchange[(TILE * shape::SLOT + 7) / 8]; // keys, then payloads
     U *s_keys = reinterpret_cast<U *>(s_exchange);
 
-    __shared__ uint32_t s_count[RADIX]; // per digit: the tile's count (early publication)
     const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
     for (int i = t; i < warps * RADIX; i += SORT_BLOCK) {
         s_whist[i] = 0;
         s_match[i] = 0;
     }
-    s_count[t] = 0; // SORT_BLOCK == RADIX
     if (t == 0)
         s_tile = tile_id;
     __syncthreads();
@@ -536,6 +556,7 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     P val[ITEMS];
     uint32_t dig[ITEMS];
     const int segment = warp * ITEMS * warpSize;
+    const key_order<U> order(p.kind);
     // Every load first, then the digits: the ITEMS loads of a thread are in
     // flight together (one memory latency per tile, not one per item).
     if (valid == TILE && io.src_stride == 1) {
@@ -558,20 +579,7 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         const int e = segment + i * warpSize + lane;
-        dig[i] = e < valid ? digit_of(key[i], val[i], pass, p) : (uint32_t)RADIX;
-    }
-
-    // Early counts (HIPKIT_SORT_EARLY=1): the tile's digit counts from shared
-    // atomics, published before the ranking, so that later tiles' look-backs
-    // find this tile's aggregate sooner (as CUB's onesweep does).
-    uint32_t *tile_status = status + tile * RADIX;
-    if (p.early_counts) {
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            if (dig[i] < (uint32_t)RADIX)
-                atomicAdd(&s_count[dig[i]], 1u);
-        __syncthreads();
-        store_relaxed(&tile_status[t], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | s_count[t]);
+        dig[i] = e < valid ? digit_of(key[i], val[i], pass, p, order) : (uint32_t)RADIX;
     }
 
     // Stable ranks within the warp's segment, per digit: item i of a lane
@@ -611,13 +619,14 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     // Thread d: the tile's count of digit d, the warps' exclusive prefixes.
     const int d = t;
     uint32_t total = 0;
+#pragma unroll 1 // unrolled, nvcc hoists every load while the keys and digits are live: 80 registers
     for (int w = 0; w < warps; w++) {
         const uint32_t c = s_whist[w * RADIX + d];
         s_whist[w * RADIX + d] = total;
         total += c;
     }
-    if (!p.early_counts)
-        store_relaxed(&tile_status[d], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | total);
+    uint32_t *tile_status = status + tile * RADIX;
+    store_relaxed(&tile_status[d], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | total);
     const uint32_t excl = block_exclusive_sum(total, s_warp_sum); // synchronises: s_whist prefixes visible
     s_excl[d] = excl;
     __syncthreads();
@@ -678,11 +687,21 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     s_dest[d] = p.bases[(portion * (uint64_t)p.passes + (uint64_t)pass) * RADIX + d] + prefix - excl;
     __syncthreads();
 
+    if (io.dst_keys && io.dst_keys_stride == 1) { // the usual case: fewer instructions per key
+        U *out = io.dst_keys;
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const int j = k * SORT_BLOCK + t;
-        if (j < valid)
-            io.put_key(s_dest[s_digit[j]] + (uint64_t)j, s_keys[j]);
+        for (int k = 0; k < ITEMS; k++) {
+            const int j = k * SORT_BLOCK + t;
+            if (j < valid)
+                out[s_dest[s_digit[j]] + (uint64_t)j] = s_keys[j];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const int j = k * SORT_BLOCK + t;
+            if (j < valid)
+                io.put_key(s_dest[s_digit[j]] + (uint64_t)j, s_keys[j]);
+        }
     }
     if constexpr (shape::payload) {
         P *s_vals = reinterpret_cast<P *>(s_exchange);
@@ -864,25 +883,24 @@ static bool hist_runs_wanted()
     return runs;
 }
 
-// Bench-only knob: HIPKIT_SORT_EARLY=1 publishes each tile's digit counts
-// before its ranking (see onesweep_kernel). Read once.
-static bool early_counts_wanted()
+// Bench-only knob: HIPKIT_SORT_HIST_BLOCKS=N histogram blocks per SM (default 4). Read once.
+static uint64_t hist_blocks_per_sm()
 {
-    static const bool early = [] {
-        const char *e = getenv("HIPKIT_SORT_EARLY");
-        return e && e[0] == '1';
+    static const uint64_t blocks = [] {
+        const char *e = getenv("HIPKIT_SORT_HIST_BLOCKS");
+        const int v = e ? atoi(e) : 0;
+        return v > 0 && v <= 64 ? (uint64_t)v : (uint64_t)4;
     }();
-    return early;
+    return blocks;
 }
 
-// Bench-only knob: HIPKIT_SORT_MIN_BLOCKS=4 or 5 runs the pass kernel of
-// 4-byte keys without payload with registers capped for 4 or 5 blocks per SM
-// (uncapped, nvcc gives it 79 registers: 3 blocks). Read once.
+// Bench-only knob: HIPKIT_SORT_MIN_BLOCKS=0 or 5 (see radix_sort; -1: unset,
+// the default). Read once.
 static int sort_min_blocks_wanted()
 {
     static const int blocks = [] {
         const char *e = getenv("HIPKIT_SORT_MIN_BLOCKS");
-        return e ? atoi(e) : 0;
+        return e ? atoi(e) : -1;
     }();
     return blocks;
 }
@@ -924,7 +942,6 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     p.kind = key_kind(a->dtype);
     p.rank_mode = rank_mode_wanted();
     p.lookback_ns = lookback_ns_wanted();
-    p.early_counts = early_counts_wanted() ? 1 : 0;
     p.key_passes = pl.key_passes;
     p.passes = pl.passes;
     p.portion_keys = pl.portion_keys;
@@ -936,7 +953,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     hipError_t he = hipMemsetAsync(hist, 0, (size_t)pl.portions * pl.passes * RADIX * sizeof(uint32_t), stream);
     if (he != hipSuccess)
         return (int)he;
-    uint64_t blocks_per_portion = (uint64_t)l->multiprocessor_count * 4 / pl.portions;
+    uint64_t blocks_per_portion = (uint64_t)l->multiprocessor_count * hist_blocks_per_sm() / pl.portions;
     if (blocks_per_portion == 0)
         blocks_per_portion = 1;
     const uint64_t portion_len = pl.n < pl.portion_keys ? pl.n : pl.portion_keys;
@@ -967,19 +984,24 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
             if (he != hipSuccess)
                 return (int)he;
             const dim3 grid((unsigned)tiles);
-            bool launched = false;
-            if constexpr (sizeof(U) == 4 && !payload_of<P>::present) { // bench knob, float32 keys alone
-                if (sort_min_blocks_wanted() == 4) {
-                    onesweep_kernel<U, P, 4><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
-                    launched = true;
-                }
-                if (sort_min_blocks_wanted() == 5) {
+            // Without payload the kernel is capped at 64 registers: 4 blocks per SM
+            // instead of 3 (float32 2^26 on the H200: 31.5 -> 34.5 Gkeys/s); with a
+            // payload, capped, it spills 44-140 bytes. HIPKIT_SORT_MIN_BLOCKS=0 or 5
+            // (bench knob, 4-byte keys alone): uncapped, or capped for 5 blocks.
+            constexpr int MIN_BLOCKS = payload_of<P>::present ? 0 : 4;
+            const int wanted = sizeof(U) == 4 && !payload_of<P>::present ? sort_min_blocks_wanted() : MIN_BLOCKS;
+            if constexpr (sizeof(U) == 4 && !payload_of<P>::present) {
+                if (wanted == 0)
+                    onesweep_kernel<U, P, 0><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
+                else if (wanted == 5)
                     onesweep_kernel<U, P, 5><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
-                    launched = true;
-                }
+                else
+                    onesweep_kernel<U, P, MIN_BLOCKS><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter,
+                                                                                      status);
+            } else {
+                (void)wanted;
+                onesweep_kernel<U, P, MIN_BLOCKS><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
             }
-            if (!launched)
-                onesweep_kernel<U, P><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
             if ((e = hk_launch_error()) != 0)
                 return e;
         }
