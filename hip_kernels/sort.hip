@@ -345,30 +345,19 @@ template <typename U, typename P> struct pass_io {
 };
 
 // Counts, per portion, the digits of every pass over the input. Key digits
-// per key, by MODE (HIPKIT_SORT_HIST=direct|runs|parts): HIST_DIRECT, one
-// shared atomic per digit and key; HIST_RUNS, a run of one digit in a
-// thread's keys counted once (fewer atomics on sorted or repetitive data,
-// more instructions per key); HIST_PARTS, one atomic per digit and key into
-// PARTS copies of each counter, lane by lane, so that lanes holding the same
-// digit (a float's top byte takes few values) hit different banks. Row
-// digits from the rows' overlap with the block's range.
-enum { HIST_DIRECT = 0, HIST_RUNS = 1, HIST_PARTS = 2 };
-template <typename U, int MODE>
+// per key: with RUNS, a run of one digit in a thread's keys is counted once
+// (fewer shared atomics on sorted or repetitive data, more instructions per
+// key); else one shared atomic per digit and key (HIPKIT_SORT_HIST=runs or
+// direct). Row digits from the rows' overlap with the block's range.
+template <typename U, bool RUNS>
 __global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, uint32_t *hist, uint64_t chunk)
 {
     constexpr int KP = (int)sizeof(U);
-    constexpr int PARTS = KP == 8 ? 4 : 8; // 32 KiB of copies at most
-    constexpr bool RUNS = MODE == HIST_RUNS;
     __shared__ uint32_t s_hist[MAX_PASSES * RADIX];
-    __shared__ uint32_t s_parts[MODE == HIST_PARTS ? KP * RADIX * PARTS : 1];
     const int t = (int)threadIdx.x;
     for (int i = t; i < p.passes * RADIX; i += SORT_BLOCK)
         s_hist[i] = 0;
-    if constexpr (MODE == HIST_PARTS)
-        for (int i = t; i < KP * RADIX * PARTS; i += SORT_BLOCK)
-            s_parts[i] = 0;
     __syncthreads();
-    const uint32_t part = (uint32_t)t % PARTS;
     const uint64_t portion = blockIdx.y;
     const uint64_t portion_start = portion * p.portion_keys;
     const uint64_t portion_end = p.n - portion_start < p.portion_keys ? p.n : portion_start + p.portion_keys;
@@ -384,11 +373,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, u
     }
     auto add = [&](U raw) {
         const U key = order_key(raw, p.kind);
-        if constexpr (MODE == HIST_PARTS) {
-#pragma unroll
-            for (int k = 0; k < KP; k++)
-                atomicAdd(&s_parts[(k * RADIX + ((uint32_t)(key >> (8 * k)) & 255u)) * PARTS + part], 1u);
-        } else if constexpr (!RUNS) {
+        if constexpr (!RUNS) {
 #pragma unroll
             for (int k = 0; k < KP; k++)
                 atomicAdd(&s_hist[k * RADIX + ((uint32_t)(key >> (8 * k)) & 255u)], 1u);
@@ -454,16 +439,6 @@ __global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, u
         }
     }
     __syncthreads();
-    if constexpr (MODE == HIST_PARTS) {
-        for (int i = t; i < KP * RADIX; i += SORT_BLOCK) {
-            uint32_t sum = 0;
-#pragma unroll
-            for (int c = 0; c < PARTS; c++)
-                sum += s_parts[i * PARTS + c];
-            s_hist[i] = sum; // key digits were counted in the copies alone
-        }
-        __syncthreads();
-    }
     for (int i = t; i < p.passes * RADIX; i += SORT_BLOCK)
         if (s_hist[i])
             atomicAdd(&hist[portion * (uint64_t)p.passes * RADIX + i], s_hist[i]);
@@ -897,19 +872,15 @@ static int rank_mode_wanted()
     return mode;
 }
 
-// Bench-only knob: HIPKIT_SORT_HIST=direct|runs|parts, the histogram kernel's
-// MODE (default: direct). Read once.
-static int hist_mode_wanted()
+// Bench-only knob: HIPKIT_SORT_HIST=runs counts runs of one digit once in the
+// histogram kernel; default (direct): one shared atomic per digit. Read once.
+static bool hist_runs_wanted()
 {
-    static const int mode = [] {
+    static const bool runs = [] {
         const char *e = getenv("HIPKIT_SORT_HIST");
-        if (e && strcmp(e, "runs") == 0)
-            return (int)HIST_RUNS;
-        if (e && strcmp(e, "parts") == 0)
-            return (int)HIST_PARTS;
-        return (int)HIST_DIRECT;
+        return e && strcmp(e, "runs") == 0;
     }();
-    return mode;
+    return runs;
 }
 
 // Bench-only knob: HIPKIT_SORT_HIST_BLOCKS=N histogram blocks per SM (default 4). Read once.
@@ -990,11 +961,10 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     chunk = (chunk + pl.tile - 1) / pl.tile * pl.tile;
     blocks_per_portion = (portion_len + chunk - 1) / chunk;
     const dim3 hist_grid((unsigned)blocks_per_portion, (unsigned)pl.portions);
-    switch (hist_mode_wanted()) {
-    case HIST_RUNS: histogram_kernel<U, HIST_RUNS><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk); break;
-    case HIST_PARTS: histogram_kernel<U, HIST_PARTS><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk); break;
-    default: histogram_kernel<U, HIST_DIRECT><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk); break;
-    }
+    if (hist_runs_wanted())
+        histogram_kernel<U, true><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk);
+    else
+        histogram_kernel<U, false><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk);
     if ((e = hk_launch_error()) != 0)
         return e;
     plan_kernel<<<1, SORT_BLOCK, 0, stream>>>(hist, reinterpret_cast<uint64_t *>(base + pl.bases),
