@@ -97,20 +97,32 @@ template <> struct float_bits<uint64_t> {
     static constexpr uint64_t inf = 0x7FF0000000000000ull;
 };
 
+// The ordering with the kind resolved into two XOR masks and a flag: selects,
+// not branches (a branch on the key would make the warp wait for its load
+// before the next load issues; the pass kernel loads 16 at once). Made once
+// per kernel where keys are many.
+template <typename U> struct key_order {
+    static constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
+    U positive, negative; // XOR masks for a clear and a set sign bit
+    bool is_float;
+    HK_DEVICE explicit key_order(int kind)
+        : positive(kind == KIND_UNSIGNED ? (U)0 : sign), negative(kind == KIND_FLOAT ? (U)~(U)0 : kind == KIND_SIGNED ? sign : (U)0),
+          is_float(kind == KIND_FLOAT)
+    {
+    }
+    HK_DEVICE U operator()(U raw) const
+    {
+        U key = (U)(raw ^ ((raw & sign) ? negative : positive));
+        const U magnitude = (U)(raw & (U)~sign);
+        key = is_float && magnitude == 0 ? sign : key;                         // -0.0 and +0.0: one key
+        key = is_float && magnitude > float_bits<U>::inf ? (U)~(U)0 : key;      // NaN: after +inf
+        return key;
+    }
+};
+
 template <typename U> HK_DEVICE U order_key(U raw, int kind)
 {
-    constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-    if (kind == KIND_UNSIGNED)
-        return raw;
-    if (kind == KIND_SIGNED)
-        return (U)(raw ^ sign);
-    // Selects, not branches: a branch on the key would make the warp wait for
-    // its load before the next load issues (onesweep_kernel loads 16 at once).
-    const U magnitude = (U)(raw & (U)~sign);
-    U key = (raw & sign) ? (U)~raw : (U)(raw | sign);
-    key = magnitude == 0 ? sign : key;                              // -0.0 and +0.0: one key
-    key = magnitude > float_bits<U>::inf ? (U)~(U)0 : key;          // NaN of either sign: after +inf
-    return key;
+    return key_order<U>(kind)(raw);
 }
 
 // Raw bits whose key is the largest (padding that sorts after everything).
@@ -235,27 +247,6 @@ struct radix_params {
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
-};
-
-// order_key() with the kind resolved once per kernel into two masks and a
-// flag: a few selects per key, no branch (the pass kernel's hot loop).
-template <typename U> struct key_order {
-    static constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-    U positive, negative; // XOR masks for a clear and a set sign bit
-    bool is_float;
-    HK_DEVICE explicit key_order(int kind)
-        : positive(kind == KIND_UNSIGNED ? (U)0 : sign), negative(kind == KIND_FLOAT ? (U)~(U)0 : kind == KIND_SIGNED ? sign : (U)0),
-          is_float(kind == KIND_FLOAT)
-    {
-    }
-    HK_DEVICE U operator()(U raw) const
-    {
-        U key = (U)(raw ^ ((raw & sign) ? negative : positive));
-        const U magnitude = (U)(raw & (U)~sign);
-        key = is_float && magnitude == 0 ? sign : key;                         // -0.0 and +0.0: one key
-        key = is_float && magnitude > float_bits<U>::inf ? (U)~(U)0 : key;      // NaN: after +inf
-        return key;
-    }
 };
 
 template <typename U, typename P>
@@ -883,17 +874,6 @@ static bool hist_runs_wanted()
     return runs;
 }
 
-// Bench-only knob: HIPKIT_SORT_HIST_BLOCKS=N histogram blocks per SM (default 4). Read once.
-static uint64_t hist_blocks_per_sm()
-{
-    static const uint64_t blocks = [] {
-        const char *e = getenv("HIPKIT_SORT_HIST_BLOCKS");
-        const int v = e ? atoi(e) : 0;
-        return v > 0 && v <= 64 ? (uint64_t)v : (uint64_t)4;
-    }();
-    return blocks;
-}
-
 // Bench-only knob: HIPKIT_SORT_MIN_BLOCKS=0 or 5 (see radix_sort; -1: unset,
 // the default). Read once.
 static int sort_min_blocks_wanted()
@@ -953,7 +933,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     hipError_t he = hipMemsetAsync(hist, 0, (size_t)pl.portions * pl.passes * RADIX * sizeof(uint32_t), stream);
     if (he != hipSuccess)
         return (int)he;
-    uint64_t blocks_per_portion = (uint64_t)l->multiprocessor_count * hist_blocks_per_sm() / pl.portions;
+    uint64_t blocks_per_portion = (uint64_t)l->multiprocessor_count * 4 / pl.portions;
     if (blocks_per_portion == 0)
         blocks_per_portion = 1;
     const uint64_t portion_len = pl.n < pl.portion_keys ? pl.n : pl.portion_keys;

@@ -213,17 +213,6 @@ struct Case {
     std::vector<int64_t> dst_strides; // empty: contiguous
 };
 
-void walk(const std::vector<int64_t> &shape, std::vector<int64_t> &index, size_t dim,
-          const std::function<void(const std::vector<int64_t> &)> &visit)
-{
-    if (dim == shape.size()) {
-        visit(index);
-        return;
-    }
-    for (index[dim] = 0; index[dim] < shape[dim]; index[dim]++)
-        walk(shape, index, dim + 1, visit);
-}
-
 TEST_F(CopyArrayOnGpu, StridedReversedBroadcastAndTransposedViews)
 {
     HKTEST_SEEDED_RNG(rng);
@@ -264,9 +253,8 @@ TEST_F(CopyArrayOnGpu, StridedReversedBroadcastAndTransposedViews)
         std::vector<float> got(pool);
         ASSERT_HK_OK(hk_memcpy_dtoh(got.data(), ddst.get(), pool * 4));
         std::vector<char> written(pool, 0);
-        std::vector<int64_t> index(c.shape.size());
         size_t wrong = 0;
-        walk(c.shape, index, 0, [&](const std::vector<int64_t> &i) {
+        hktest::walk(c.shape, [&](const std::vector<int64_t> &i) {
             int64_t s = c.src_offset, d = 0;
             const size_t shift = c.shape.size() - c.src_shape.size();
             for (size_t k = 0; k < c.shape.size(); k++) {

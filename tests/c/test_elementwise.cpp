@@ -96,6 +96,7 @@ bool approximate(hk_op op)
 }
 
 using hktest::view; // tests/c/views.h
+using hktest::walk;
 
 hk_array host_scalar(const void *value, hk_dtype dtype)
 {
@@ -660,29 +661,6 @@ std::vector<Scenario> in_place_scenarios(hk_op op, hk_dtype t)
         list.push_back(both);
     }
     return list;
-}
-
-// Walks every index of `shape` in C order.
-void walk(const std::vector<int64_t> &shape, const std::function<void(const std::vector<int64_t> &)> &visit)
-{
-    for (int64_t e : shape)
-        if (e == 0)
-            return;
-    std::vector<int64_t> i(shape.size(), 0);
-    while (true) {
-        visit(i);
-        size_t k = shape.size();
-        while (k > 0) {
-            k--;
-            if (++i[k] < shape[k])
-                break;
-            i[k] = 0;
-            if (k == 0)
-                return;
-        }
-        if (shape.empty())
-            return;
-    }
 }
 
 std::string show_index(const std::vector<int64_t> &i)

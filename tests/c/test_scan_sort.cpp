@@ -22,6 +22,7 @@ using hktest::Mismatches;
 // ------------------------------------------------------------------ helpers
 
 using hktest::view; // tests/c/views.h
+using hktest::walk;
 
 template <hk_dtype D> struct DT;
 #define HKTEST_DT(CODE, TYPE, FLOAT)                                                                                   \
@@ -115,25 +116,6 @@ std::vector<int64_t> strides_for(const std::vector<int64_t> &shape, Layout l)
     return s;
 }
 
-void for_each_index(const std::vector<int64_t> &shape, const std::function<void(const std::vector<int64_t> &)> &visit)
-{
-    for (int64_t e : shape)
-        if (e == 0)
-            return;
-    std::vector<int64_t> index(shape.size(), 0);
-    while (true) {
-        visit(index);
-        size_t k = shape.size();
-        while (k-- > 0) {
-            if (++index[k] < shape[k])
-                break;
-            index[k] = 0;
-        }
-        if (k == static_cast<size_t>(-1))
-            return;
-    }
-}
-
 // A view with its own device buffer (a margin of 3 elements around what it
 // reaches, so stray writes show) and a host copy of the whole buffer.
 class Buffer
@@ -187,7 +169,7 @@ class Buffer
     std::vector<char> reached() const
     {
         std::vector<char> r(elements_, 0);
-        for_each_index(shape_, [&](const std::vector<int64_t> &i) { r[at(i)] = 1; });
+        walk(shape_, [&](const std::vector<int64_t> &i) { r[at(i)] = 1; });
         return r;
     }
 
@@ -559,7 +541,7 @@ template <hk_dtype D> void check_scan(hk_scan_op op, const ScanCase &c, Data dat
     in.fill_random(rng);
     std::vector<std::vector<size_t>> in_rows, out_rows;
     std::vector<std::vector<double>> values;
-    for_each_index(row_shape, [&](const std::vector<int64_t> &start) {
+    walk(row_shape, [&](const std::vector<int64_t> &start) {
         std::vector<size_t> pin(L), pout(L);
         std::vector<int64_t> i = start;
         for (int64_t k = 0; k < L; k++) {
@@ -986,7 +968,7 @@ template <hk_dtype D> void check_sort(const SortCase &c, SortData data, std::mt1
         row_shape.back() = 1;
     in.fill_random(rng);
     std::vector<std::vector<int64_t>> rows;
-    for_each_index(row_shape, [&](const std::vector<int64_t> &start) {
+    walk(row_shape, [&](const std::vector<int64_t> &start) {
         rows.push_back(start);
         std::vector<int64_t> i = start;
         for (int64_t k = 0; k < N; k++) {
