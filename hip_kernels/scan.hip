@@ -276,7 +276,8 @@ template <typename In> int variant()
 // pause would only add latency.
 unsigned scan_lookback_ns(int64_t tiles)
 {
-    if (getenv("HIPKIT_LOOKBACK_NS"))
+    static const bool given = getenv("HIPKIT_LOOKBACK_NS") != nullptr; // read once, not per call
+    if (given)
         return lookback_ns_wanted();
     return tiles >= 500 ? 700u | 1100u << 16 : 0u;
 }
