@@ -1,7 +1,9 @@
 /* hipkit_device.h: the device prelude, for built-in kernels and for
  * run-time-compiled user kernels alike. Index helpers, the warp size of the
  * device, and warp/block reductions that are correct for 32- and 64-lane warps.
- * Nothing here assumes a warp of 32: the lane count is read from warpSize. */
+ * The lane count is HK_WARP_SIZE: 32 on NVIDIA, where every architecture has
+ * 32-lane warps (a constant, so divisions by it become shifts; CUDA's warpSize
+ * is read at run time), and warpSize on AMD (64, or 32 on RDNA). */
 #ifndef HIPKIT_DEVICE_H
 #define HIPKIT_DEVICE_H
 
@@ -12,6 +14,12 @@
 #endif
 
 #define HK_DEVICE __device__ __forceinline__
+
+#if defined(__CUDACC__)
+#define HK_WARP_SIZE 32
+#else
+#define HK_WARP_SIZE warpSize
+#endif
 
 /* Global index and grid-wide stride for grid-stride loops, in 64 bits so
  * arrays beyond 2^31 elements are safe. */
@@ -25,15 +33,15 @@ HK_DEVICE size_t hk_grid_stride()
 }
 HK_DEVICE int hk_warp_size()
 {
-    return warpSize;
+    return HK_WARP_SIZE;
 }
 HK_DEVICE int hk_lane()
 {
-    return (int)(threadIdx.x % (unsigned)warpSize);
+    return (int)(threadIdx.x % (unsigned)HK_WARP_SIZE);
 }
 HK_DEVICE int hk_warp_index()
 {
-    return (int)(threadIdx.x / (unsigned)warpSize);
+    return (int)(threadIdx.x / (unsigned)HK_WARP_SIZE);
 }
 
 /* Shuffle down across the whole warp (all lanes active). */

@@ -67,41 +67,6 @@ HK_DEVICE void syncwarp()
 #endif
 }
 
-// Lanes below this one.
-HK_DEVICE lanemask lanemask_lt()
-{
-    return (1ull << (unsigned)hk_lane()) - 1ull;
-}
-
-HK_DEVICE int popc(lanemask m)
-{
-    return (int)__popcll(m);
-}
-
-// The lanes (among those with `active`) whose `digit` (< 256) equals this
-// lane's; 0 for an inactive lane. Eight ballots (as CUB's MatchAny); with
-// `hardware` on NVIDIA, match.any instead, whose cost grows with the number
-// of distinct digits in the warp (HIPKIT_SORT_RANK=matchany, for bench sweeps).
-HK_DEVICE lanemask match_digit(unsigned digit, bool active, bool hardware = false)
-{
-#if defined(__CUDACC__)
-    if (hardware) {
-        unsigned m = __match_any_sync(0xffffffffu, active ? digit : 0xffffffffu);
-        return active ? (lanemask)m : 0ull;
-    }
-#else
-    (void)hardware;
-#endif
-    lanemask m = warp_ballot(active);
-#pragma unroll
-    for (int b = 0; b < 8; b++) {
-        const bool bit = (digit >> b) & 1u;
-        const lanemask with = warp_ballot(bit);
-        m &= bit ? with : ~with;
-    }
-    return active ? m : 0ull;
-}
-
 // Loads and stores that go to the device-coherent level (L2), never served
 // from a stale L1 line: the look-backs read words other blocks publish while
 // this kernel runs. A naturally aligned 32- or 64-bit access is single-copy

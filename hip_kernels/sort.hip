@@ -19,7 +19,8 @@
 // digits of every pass; a one-block plan kernel scans the counts and marks the
 // passes whose digit is the same for every key (skipped: they would move
 // nothing); then one kernel per pass ranks each tile's keys in shared memory
-// (warp-level match of equal digits, in key order, so the ranking is stable),
+// (per warp, the lanes holding each digit gathered by a shared atomic OR, in
+// key order, so the ranking is stable),
 // finds the tile's global offset per digit with a decoupled look-back over the
 // preceding tiles (tile ids from an atomic counter), and scatters. Several rows
 // sort as (row, key): the position travels with each key as a payload and the
@@ -50,14 +51,28 @@ constexpr uint64_t PORTION_LIMIT = 1ull << 28; // keys per pass launch, so per-d
 enum { KIND_UNSIGNED = 0, KIND_SIGNED = 1, KIND_FLOAT = 2 };
 enum { FROM_IN = 0, BUF_A = 1, BUF_B = 2, TO_FINAL = 3 };
 enum { MODE_SKIP = 0, MODE_COPY = 1, MODE_SORT = 2 };
-// How a warp finds the lanes holding the same digit (ranking, onesweep_kernel).
-enum { RANK_ATOMIC_OR = 0, RANK_BALLOTS = 1, RANK_MATCH_ANY = 2 };
-// A lane mask in shared memory: 32 bits where warps have 32 lanes.
+// A lane mask: 32 bits where warps have 32 lanes (NVIDIA), else 64.
 #if defined(__CUDACC__)
 typedef unsigned int matchword;
 #else
 typedef unsigned long long matchword;
 #endif
+HK_DEVICE uint32_t popc_lanes(matchword m)
+{
+#if defined(__CUDACC__)
+    return (uint32_t)__popc(m);
+#else
+    return (uint32_t)__popcll(m);
+#endif
+}
+// The ranking's state per warp and digit (onesweep_kernel), one aligned pair
+// so that one shared load reads both: the warp's count of the digit so far
+// (then its exclusive prefix over the warps), and the lanes of the item being
+// ranked that hold the digit.
+struct alignas(2 * sizeof(matchword)) rank_cell {
+    uint32_t count;
+    matchword lanes;
+};
 
 // Written by plan_kernel, read by every pass: where each pass reads and
 // writes, and whether it sorts, copies (a one-digit pass that must still move
@@ -134,14 +149,14 @@ template <typename U> HK_DEVICE U max_key_raw(int kind)
 
 template <typename T> HK_DEVICE T block_exclusive_sum(T x, T *s_warp)
 {
-    const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
+    const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / HK_WARP_SIZE;
     T inclusive = x;
-    for (int d = 1; d < warpSize; d <<= 1) {
+    for (int d = 1; d < HK_WARP_SIZE; d <<= 1) {
         const T y = shfl_up(inclusive, d);
         if (lane >= d)
             inclusive += y;
     }
-    if (lane == warpSize - 1)
+    if (lane == HK_WARP_SIZE - 1)
         s_warp[warp] = inclusive;
     __syncthreads();
     T prefix = 0;
@@ -242,26 +257,11 @@ struct radix_params {
     int64_t final_indices_stride;
     uint64_t n, N; // keys, row length
     int kind, key_passes, passes;
-    int rank_mode; // RANK_ATOMIC_OR, RANK_BALLOTS or RANK_MATCH_ANY (see onesweep_kernel; HIPKIT_SORT_RANK)
     unsigned lookback_ns; // look-back pauses, packed (backoff_poll/backoff_first; HIPKIT_LOOKBACK_NS)
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
 };
-
-template <typename U, typename P>
-HK_DEVICE uint32_t digit_of(U key, P position, int pass, const radix_params &p, const key_order<U> &order)
-{
-    if (pass < p.key_passes)
-        return (uint32_t)(order(key) >> (8 * pass)) & 255u;
-    if constexpr (payload_of<P>::present) {
-        const P row = position / (P)p.N;
-        return (uint32_t)(row >> (8 * (pass - p.key_passes))) & 255u;
-    } else {
-        (void)position;
-        return 0;
-    }
-}
 
 template <typename U, typename P> struct onesweep_shape {
     static constexpr bool payload = payload_of<P>::present;
@@ -281,10 +281,12 @@ template <typename U, typename P> struct pass_io {
     int64_t *dst_indices;      // the final indices, or NULL
     int64_t dst_indices_stride;
     uint64_t N;
+    bool one_row; // positions are the indices (no division by N)
 
     HK_DEVICE pass_io(const radix_params &p, int src, int dst)
     {
         N = p.N;
+        one_row = p.N == p.n;
         if (src == FROM_IN) {
             src_keys = static_cast<const U *>(p.in);
             src_stride = p.in_stride;
@@ -327,7 +329,7 @@ template <typename U, typename P> struct pass_io {
             if (dst_vals)
                 dst_vals[i] = v;
             if (dst_indices)
-                dst_indices[(int64_t)i * dst_indices_stride] = (int64_t)(v % (P)N); // position within its row
+                dst_indices[(int64_t)i * dst_indices_stride] = (int64_t)(one_row ? v : v % (P)N); // position within its row
         } else {
             (void)i;
             (void)v;
@@ -481,17 +483,32 @@ __global__ __launch_bounds__(SORT_BLOCK) void plan_kernel(const uint32_t *hist, 
     }
 }
 
+// A pass launch's look-back words: its tile counter and tile states, and
+// those of the next launch, which it clears (two sets alternate: the next
+// launch's set is the previous launch's, which has ended; only the first
+// launch's set needs a memset).
+struct lookback_words {
+    uint32_t *counter, *status;
+    uint32_t *next_counter, *next_status;
+    uint32_t next_tiles; // 0: no next launch
+};
+
 // One pass over one portion: rank each tile's keys by the pass's digit,
 // look back for the tile's offsets per digit, scatter.
 template <typename U, typename P, int MIN_BLOCKS>
 __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_params p, int pass, uint64_t portion,
-                                                              uint32_t *counter, uint32_t *status)
+                                                                          lookback_words lw)
 {
     typedef onesweep_shape<U, P> shape;
     constexpr int ITEMS = shape::ITEMS;
     constexpr int TILE = shape::TILE;
 
     const int t = (int)threadIdx.x;
+    for (uint32_t b = blockIdx.x; b < lw.next_tiles; b += gridDim.x)
+        lw.next_status[(size_t)b * RADIX + t] = 0;
+    if (blockIdx.x == 0 && t == 0 && lw.next_tiles)
+        *lw.next_counter = 0;
+    uint32_t *const counter = lw.counter, *const status = lw.status;
     // The plan's words and the tile id's atomic in flight together (a block
     // that then skips or copies leaves a counter nothing reads).
     const int mode = p.ctrl->mode[pass];
@@ -513,97 +530,107 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
         }
         return;
     }
+    // Where digit t of this pass starts in the portion's output: loaded now,
+    // in flight with the tile id (read once it is known: a load there would
+    // wait out a memory latency of its own).
+    const unsigned long long digit_start = p.bases[(portion * (uint64_t)p.passes + (uint64_t)pass) * RADIX + t];
 
     __shared__ uint32_t s_tile;
-    __shared__ uint32_t s_whist[MAX_WARPS * RADIX]; // per warp and digit: counts, then exclusive prefixes
-    // Per warp and digit: the lanes holding it (RANK_ATOMIC_OR). Sized for 32-lane warps, the most
-    // warps a block has: AMD's wave32 targets (gfx10+) have as many as NVIDIA, with 64-bit words.
-    __shared__ matchword s_match[MAX_WARPS * RADIX];
-    __shared__ uint32_t s_excl[RADIX];              // per digit: first slot in the tile's sorted order
-    __shared__ unsigned long long s_dest[RADIX];    // per digit: global position of tile slot 0
+    // Per warp and digit (sized for 32-lane warps, the most warps a block has:
+    // AMD's wave32 targets have as many as NVIDIA, with 64-bit lane masks).
+    __shared__ rank_cell s_rank[MAX_WARPS * RADIX];
+    __shared__ uint32_t s_excl[RADIX];           // per digit: first slot in the tile's sorted order
+    __shared__ unsigned long long s_dest[RADIX]; // per digit: its start, then the global position of tile slot 0
     __shared__ uint32_t s_warp_sum[MAX_WARPS];
     __shared__ uint8_t s_digit[TILE];
     __shared__ unsigned long long s_exchange[(TILE * shape::SLOT + 7) / 8]; // keys, then payloads
     U *s_keys = reinterpret_cast<U *>(s_exchange);
 
-    const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / warpSize;
+    constexpr int WARP = HK_WARP_SIZE;
+    const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / WARP;
     for (int i = t; i < warps * RADIX; i += SORT_BLOCK) {
-        s_whist[i] = 0;
-        s_match[i] = 0;
+        s_rank[i].count = 0;
+        s_rank[i].lanes = 0;
     }
     if (t == 0)
         s_tile = tile_id;
+    s_dest[t] = digit_start;
     __syncthreads();
     const uint64_t tile = s_tile;
     const uint64_t tile_base = portion_start + tile * TILE;
     const uint64_t left = portion_end - tile_base;
     const int valid = left < (uint64_t)TILE ? (int)left : TILE;
+    const bool full = valid == TILE;
 
-    // Warp-striped: item i of lane l of warp w is tile element (w * ITEMS + i) * warpSize + l.
-    // dig[i]: the item's digit (RADIX: no item), then also its rank among the
-    // warp's items of that digit (bits 16+), then its slot in the tile (NO_SLOT: none).
-    constexpr uint32_t NO_SLOT = 0xffffffffu;
+    // Warp-striped: item i of lane l of warp w is tile element (w * ITEMS + i) * WARP + l.
+    // dig[i]: the item's digit, then also its rank among the warp's items of
+    // that digit (bits 16+), then its slot in the tile. Items past the end of
+    // the last tile take digit RADIX - 1: they rank after every key of the
+    // tile, into the slots from `valid` on, which nothing writes out (their
+    // counts reach only this tile's published state, which no tile reads).
     U key[ITEMS];
     P val[ITEMS];
     uint32_t dig[ITEMS];
-    const int segment = warp * ITEMS * warpSize;
-    const key_order<U> order(p.kind);
+    const int segment = warp * ITEMS * WARP;
     // Every load first, then the digits: the ITEMS loads of a thread are in
     // flight together (one memory latency per tile, not one per item).
-    if (valid == TILE && io.src_stride == 1) {
+    if (full && io.src_stride == 1) {
         const U *src = io.src_keys + tile_base + (uint64_t)(segment + lane);
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            key[i] = src[i * warpSize];
+            key[i] = src[i * WARP];
     } else {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            const int e = segment + i * warpSize + lane;
+            const int e = segment + i * WARP + lane;
             key[i] = e < valid ? io.key(tile_base + (uint64_t)e) : U(0);
         }
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const int e = segment + i * warpSize + lane;
-        val[i] = e < valid ? io.val(tile_base + (uint64_t)e) : P();
+        const int e = segment + i * WARP + lane;
+        val[i] = full || e < valid ? io.val(tile_base + (uint64_t)e) : P();
     }
+    if (pass < p.key_passes) {
+        const key_order<U> order(p.kind);
+        const int shift = 8 * pass;
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int e = segment + i * warpSize + lane;
-        dig[i] = e < valid ? digit_of(key[i], val[i], pass, p, order) : (uint32_t)RADIX;
+        for (int i = 0; i < ITEMS; i++)
+            dig[i] = (uint32_t)(order(key[i]) >> shift) & 255u;
+    } else if constexpr (shape::payload) { // the row's digit: the position travels as the payload
+        const int shift = 8 * (pass - p.key_passes);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            dig[i] = (uint32_t)((val[i] / (P)p.N) >> shift) & 255u;
+    }
+    if (!full) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            if (segment + i * WARP + lane >= valid)
+                dig[i] = RADIX - 1;
     }
 
     // Stable ranks within the warp's segment, per digit: item i of a lane
     // comes after the same digit in the warp's earlier items and in lower
     // lanes of item i. The lanes holding a digit ("peers") come from an
-    // atomic OR of lane bits into the warp's word for the digit (one shared
-    // atomic per item), or from eight ballots, or from match.any.
-    uint32_t *my_hist = s_whist + warp * RADIX;
-    matchword *my_match = s_match + warp * RADIX;
-    const lanemask below = lanemask_lt();
-    const int rank_mode = p.rank_mode;
+    // atomic OR of lane bits into the warp's cell for the digit; the lowest
+    // peer then adds them to the cell's count and clears the lanes.
+    rank_cell *my_cells = s_rank + warp * RADIX;
+    const matchword lane_bit = (matchword)1 << lane, below = lane_bit - 1;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const uint32_t digit = dig[i];
-        const bool live = digit < (uint32_t)RADIX;
-        lanemask peers;
-        if (rank_mode == RANK_ATOMIC_OR) {
-            if (live)
-                atomicOr(&my_match[digit], (matchword)1 << lane);
-            syncwarp();
-            peers = live ? (lanemask)my_match[digit] : 0ull;
-        } else {
-            peers = match_digit(digit, live, rank_mode == RANK_MATCH_ANY);
-        }
-        const uint32_t lower = (uint32_t)popc(peers & below);
-        const uint32_t before = live ? my_hist[digit] : 0u;
-        syncwarp(); // every peer has read the word and the count
-        if (live && lower == 0) {
-            my_hist[digit] = before + (uint32_t)popc(peers);
-            my_match[digit] = 0; // (unused by the other modes, zero already)
+        rank_cell *cell = my_cells + dig[i];
+        atomicOr(&cell->lanes, lane_bit);
+        syncwarp();
+        const rank_cell now = *cell;
+        const uint32_t lower = popc_lanes(now.lanes & below);
+        syncwarp(); // every peer has read the cell
+        if (lower == 0) {
+            cell->count = now.count + popc_lanes(now.lanes);
+            cell->lanes = 0;
         }
         syncwarp();
-        dig[i] = digit | (before + lower) << 16; // the rank joins the digit: fewer registers
+        dig[i] |= (now.count + lower) << 16; // the rank joins the digit: fewer registers
     }
     __syncthreads();
 
@@ -612,28 +639,25 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     uint32_t total = 0;
 #pragma unroll 1 // unrolled, nvcc hoists every load while the keys and digits are live: 80 registers
     for (int w = 0; w < warps; w++) {
-        const uint32_t c = s_whist[w * RADIX + d];
-        s_whist[w * RADIX + d] = total;
+        const uint32_t c = s_rank[w * RADIX + d].count;
+        s_rank[w * RADIX + d].count = total;
         total += c;
     }
     uint32_t *tile_status = status + tile * RADIX;
     store_relaxed(&tile_status[d], (tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE) | total);
-    const uint32_t excl = block_exclusive_sum(total, s_warp_sum); // synchronises: s_whist prefixes visible
+    const uint32_t excl = block_exclusive_sum(total, s_warp_sum); // synchronises: the prefixes visible
     s_excl[d] = excl;
     __syncthreads();
 
     // Keys into their sorted slots of the tile.
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        if ((dig[i] & 0xffffu) < (uint32_t)RADIX) {
-            const uint32_t digit = dig[i] & 0xffffu;
-            const uint32_t slot = s_excl[digit] + s_whist[warp * RADIX + digit] + (dig[i] >> 16);
-            s_keys[slot] = key[i];
-            s_digit[slot] = (uint8_t)digit;
-            dig[i] = slot; // for the payloads' exchange
-        } else {
-            dig[i] = NO_SLOT;
-        }
+    for (int i = 0; i < ITEMS; i++) {
+        const uint32_t digit = dig[i] & 0xffffu;
+        const uint32_t slot = s_excl[digit] + my_cells[digit].count + (dig[i] >> 16);
+        s_keys[slot] = key[i];
+        s_digit[slot] = (uint8_t)digit;
+        dig[i] = slot; // for the payloads' exchange
+    }
 
     // Look back over the preceding tiles of this portion for digit d, reading
     // LOOKBACK states at once (independent loads in flight: a walk over
@@ -675,16 +699,15 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
         }
         store_relaxed(&tile_status[d], STATUS_INCLUSIVE | (prefix + total));
     }
-    s_dest[d] = p.bases[(portion * (uint64_t)p.passes + (uint64_t)pass) * RADIX + d] + prefix - excl;
+    s_dest[d] += prefix - excl;
     __syncthreads();
 
-    if (io.dst_keys && io.dst_keys_stride == 1) { // the usual case: fewer instructions per key
+    if (full && io.dst_keys && io.dst_keys_stride == 1) { // the usual case: no test per key, loads interleaved
         U *out = io.dst_keys;
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             const int j = k * SORT_BLOCK + t;
-            if (j < valid)
-                out[s_dest[s_digit[j]] + (uint64_t)j] = s_keys[j];
+            out[s_dest[s_digit[j]] + (uint64_t)j] = s_keys[j];
         }
     } else {
 #pragma unroll
@@ -699,14 +722,21 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
         __syncthreads(); // every key has left the exchange
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            if (dig[i] != NO_SLOT)
-                s_vals[dig[i]] = val[i];
+            s_vals[dig[i]] = val[i];
         __syncthreads();
+        if (full && io.dst_vals && !io.dst_indices) { // between passes: as the keys' fast path
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) {
-            const int j = k * SORT_BLOCK + t;
-            if (j < valid)
-                io.put_val(s_dest[s_digit[j]] + (uint64_t)j, s_vals[j]);
+            for (int k = 0; k < ITEMS; k++) {
+                const int j = k * SORT_BLOCK + t;
+                io.dst_vals[s_dest[s_digit[j]] + (uint64_t)j] = s_vals[j];
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const int j = k * SORT_BLOCK + t;
+                if (j < valid)
+                    io.put_val(s_dest[s_digit[j]] + (uint64_t)j, s_vals[j]);
+            }
         }
     }
 }
@@ -802,7 +832,7 @@ struct radix_plan {
     int key_passes, passes;
     uint64_t n, tile, portion_keys, portions, status_tiles;
     bool gather, keys_via_scratch, indices_via_scratch, keep_first;
-    size_t ctrl, hist, bases, counter, status, keys_a, keys_b, vals_a, vals_b, gathered, final_keys, final_indices,
+    size_t ctrl, hist, bases, lookback, keys_a, keys_b, vals_a, vals_b, gathered, final_keys, final_indices,
         total;
 };
 
@@ -835,8 +865,8 @@ template <typename U, typename P> radix_plan make_plan(const hkk_sort_args *a)
     pl.ctrl = take(sizeof(sort_ctrl));
     pl.hist = take((size_t)pl.portions * pl.passes * RADIX * sizeof(uint32_t));
     pl.bases = take((size_t)pl.portions * pl.passes * RADIX * sizeof(uint64_t));
-    pl.counter = take(16 + (size_t)pl.status_tiles * RADIX * sizeof(uint32_t)); // counter, then the states
-    pl.status = pl.counter + 16;
+    // Two sets of look-back words (lookback_words): two counters, 16 bytes apart, then two areas of tile states.
+    pl.lookback = take(32 + 2 * (size_t)pl.status_tiles * RADIX * sizeof(uint32_t));
     pl.keys_a = take((size_t)pl.n * sizeof(U));
     pl.keys_b = take((size_t)pl.n * sizeof(U));
     pl.vals_a = payload ? take((size_t)pl.n * sizeof(P)) : 0;
@@ -846,21 +876,6 @@ template <typename U, typename P> radix_plan make_plan(const hkk_sort_args *a)
     pl.final_indices = pl.indices_via_scratch ? take((size_t)pl.n * sizeof(int64_t)) : 0;
     pl.total = at;
     return pl;
-}
-
-// Bench-only knob: HIPKIT_SORT_RANK=ballots or matchany (NVIDIA) picks the
-// ranking's peer search; default: atomic OR. Read once.
-static int rank_mode_wanted()
-{
-    static const int mode = [] {
-        const char *e = getenv("HIPKIT_SORT_RANK");
-        if (e && strcmp(e, "ballots") == 0)
-            return (int)RANK_BALLOTS;
-        if (e && strcmp(e, "matchany") == 0)
-            return (int)RANK_MATCH_ANY;
-        return (int)RANK_ATOMIC_OR;
-    }();
-    return mode;
 }
 
 // Bench-only knob: HIPKIT_SORT_HIST=runs counts runs of one digit once in the
@@ -920,7 +935,6 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     p.n = pl.n;
     p.N = (uint64_t)a->length;
     p.kind = key_kind(a->dtype);
-    p.rank_mode = rank_mode_wanted();
     p.lookback_ns = lookback_ns_wanted();
     p.key_passes = pl.key_passes;
     p.passes = pl.passes;
@@ -953,34 +967,47 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     if ((e = hk_launch_error()) != 0)
         return e;
 
-    uint32_t *counter = reinterpret_cast<uint32_t *>(base + pl.counter);
-    uint32_t *status = reinterpret_cast<uint32_t *>(base + pl.status);
+    uint32_t *words = reinterpret_cast<uint32_t *>(base + pl.lookback);
+    const size_t states = (size_t)pl.status_tiles * RADIX;
+    he = hipMemsetAsync(words, 0, 32 + states * sizeof(uint32_t), stream); // both counters, the first set's states
+    if (he != hipSuccess)
+        return (int)he;
+    auto tiles_of = [&](uint64_t portion) {
+        const uint64_t len = pl.n - portion * pl.portion_keys < pl.portion_keys ? pl.n - portion * pl.portion_keys
+                                                                                 : pl.portion_keys;
+        return (len + pl.tile - 1) / pl.tile;
+    };
+    uint64_t launch = 0;
     for (int pass = 0; pass < pl.passes; pass++)
-        for (uint64_t portion = 0; portion < pl.portions; portion++) {
-            const uint64_t start = portion * pl.portion_keys;
-            const uint64_t len = pl.n - start < pl.portion_keys ? pl.n - start : pl.portion_keys;
-            const uint64_t tiles = (len + pl.tile - 1) / pl.tile;
-            he = hipMemsetAsync(counter, 0, 16 + (size_t)tiles * RADIX * sizeof(uint32_t), stream);
-            if (he != hipSuccess)
-                return (int)he;
+        for (uint64_t portion = 0; portion < pl.portions; portion++, launch++) {
+            const uint64_t tiles = tiles_of(portion);
+            const bool last = pass == pl.passes - 1 && portion == pl.portions - 1;
+            const int set = (int)(launch & 1);
+            lookback_words lw;
+            lw.counter = words + 4 * set;
+            lw.status = words + 8 + states * set;
+            lw.next_counter = words + 4 * (1 - set);
+            lw.next_status = words + 8 + states * (1 - set);
+            lw.next_tiles = last ? 0u : (uint32_t)tiles_of(portion + 1 < pl.portions ? portion + 1 : 0);
             const dim3 grid((unsigned)tiles);
             // Without payload the kernel is capped at 64 registers: 4 blocks per SM
             // instead of 3 (float32 2^26 on the H200: 31.5 -> 34.5 Gkeys/s); with a
-            // payload, capped, it spills 44-140 bytes. HIPKIT_SORT_MIN_BLOCKS=0 or 5
-            // (bench knob, 4-byte keys alone): uncapped, or capped for 5 blocks.
-            constexpr int MIN_BLOCKS = payload_of<P>::present ? 0 : 4;
+            // payload at 80 (3 blocks; uncapped it takes 87-112), but for 8-byte keys
+            // with 8-byte positions (which would spill 60 bytes there: 2 blocks).
+            // HIPKIT_SORT_MIN_BLOCKS=0 or 5 (bench knob, 4-byte keys alone):
+            // uncapped, or capped for 5 blocks.
+            constexpr int MIN_BLOCKS = !payload_of<P>::present ? 4 : sizeof(U) == 8 && sizeof(P) == 8 ? 0 : 3;
             const int wanted = sizeof(U) == 4 && !payload_of<P>::present ? sort_min_blocks_wanted() : MIN_BLOCKS;
             if constexpr (sizeof(U) == 4 && !payload_of<P>::present) {
                 if (wanted == 0)
-                    onesweep_kernel<U, P, 0><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
+                    onesweep_kernel<U, P, 0><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, lw);
                 else if (wanted == 5)
-                    onesweep_kernel<U, P, 5><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
+                    onesweep_kernel<U, P, 5><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, lw);
                 else
-                    onesweep_kernel<U, P, MIN_BLOCKS><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter,
-                                                                                      status);
+                    onesweep_kernel<U, P, MIN_BLOCKS><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, lw);
             } else {
                 (void)wanted;
-                onesweep_kernel<U, P, MIN_BLOCKS><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, counter, status);
+                onesweep_kernel<U, P, MIN_BLOCKS><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, lw);
             }
             if ((e = hk_launch_error()) != 0)
                 return e;
