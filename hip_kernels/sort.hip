@@ -699,7 +699,7 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
         }
         store_relaxed(&tile_status[d], STATUS_INCLUSIVE | (prefix + total));
     }
-    s_dest[d] += prefix - excl;
+    s_dest[d] = s_dest[d] + prefix - excl; // in 64 bits (prefix - excl alone may be negative)
     __syncthreads();
 
     if (full && io.dst_keys && io.dst_keys_stride == 1) { // the usual case: no test per key, loads interleaved
