@@ -546,7 +546,7 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     __shared__ unsigned long long s_exchange[(TILE * shape::SLOT + 7) / 8]; // keys, then payloads
     U *s_keys = reinterpret_cast<U *>(s_exchange);
 
-    constexpr int WARP = HK_WARP_SIZE;
+    const int WARP = HK_WARP_SIZE; // not constexpr: warpSize is a run-time value in newer ROCm
     const int lane = hk_lane(), warp = hk_warp_index(), warps = SORT_BLOCK / WARP;
     for (int i = t; i < warps * RADIX; i += SORT_BLOCK) {
         s_rank[i].count = 0;
