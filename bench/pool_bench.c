@@ -41,6 +41,21 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* When an asynchronous loop's last operation was issued (before its final
+ * synchronize): set by the loop through enqueued(); < 0 for loops without one. */
+static double enqueued_at = -1.0;
+static void enqueued(void)
+{
+    enqueued_at = now_us();
+}
+
+/* The median time per operation to issue the last one, of the latest
+ * median_us() of an asynchronous loop (< 0 for other loops). Next to the
+ * whole time per operation it tells whether the host (issue time close to
+ * the whole) or the GPU's pace (issue time much shorter: the launch queue was
+ * full) set the rate. */
+static double last_enqueue_us = -1.0;
+
 /* One untimed warm-up loop, then `repeats` timed loops: the median time per
  * operation in microseconds, or a negative value if the loop failed. */
 static double median_us(loop_fn loop, void *context, long iterations, int repeats)
@@ -48,14 +63,18 @@ static double median_us(loop_fn loop, void *context, long iterations, int repeat
     long warm_up = iterations / 10 > 0 ? iterations / 10 : 1;
     if (loop(context, warm_up) != 0)
         return -1.0;
-    double samples[MAX_REPEATS];
+    double samples[MAX_REPEATS], issue[MAX_REPEATS];
     for (int r = 0; r < repeats; r++) {
+        enqueued_at = -1.0;
         double start = now_us();
         if (loop(context, iterations) != 0)
             return -1.0;
         samples[r] = (now_us() - start) / (double)iterations;
+        issue[r] = enqueued_at < 0 ? -1.0 : (enqueued_at - start) / (double)iterations;
     }
     qsort(samples, (size_t)repeats, sizeof samples[0], compare_doubles);
+    qsort(issue, (size_t)repeats, sizeof issue[0], compare_doubles);
+    last_enqueue_us = issue[repeats / 2];
     return samples[repeats / 2];
 }
 
@@ -90,6 +109,21 @@ static int hk_fill_loop(void *context, long iterations)
         if (s != HK_SUCCESS)
             return hk_failed("hk_fill", s);
     }
+    enqueued();
+    hk_status s = hk_stream_synchronize(NULL);
+    return s == HK_SUCCESS ? 0 : hk_failed("hk_stream_synchronize", s);
+}
+
+/* hk_binary add of one float, output given: what hipkit.add(x, y, out=z) runs. */
+static int hk_add_loop(void *context, long iterations)
+{
+    float *x = context;
+    for (long i = 0; i < iterations; i++) {
+        hk_status s = hk_binary(HK_ADD, HK_FLOAT32, 1, x, x + 4, x + 8, NULL);
+        if (s != HK_SUCCESS)
+            return hk_failed("hk_binary", s);
+    }
+    enqueued();
     hk_status s = hk_stream_synchronize(NULL);
     return s == HK_SUCCESS ? 0 : hk_failed("hk_stream_synchronize", s);
 }
@@ -104,6 +138,7 @@ static int user_launch_loop(void *context, long iterations)
         if (s != HK_SUCCESS)
             return hk_failed("hk_kernel_launch_packed", s);
     }
+    enqueued();
     hk_status s = hk_stream_synchronize(NULL);
     return s == HK_SUCCESS ? 0 : hk_failed("hk_stream_synchronize", s);
 }
@@ -163,14 +198,21 @@ static int cuda_malloc_async_loop(void *context, long iterations)
 static int raw_launch_loop(void *context, long iterations)
 {
     (void)context;
-    int e = raw_empty_launches(iterations, 0);
+    int e = raw_empty_launches(iterations, 0, enqueued);
     return e == 0 ? 0 : cuda_failed("empty_kernel<<<1, 1>>>", (cudaError_t)e);
+}
+
+static int raw_add_loop(void *context, long iterations)
+{
+    float *x = context;
+    int e = raw_add_launches(iterations, x, x + 4, x + 8, enqueued);
+    return e == 0 ? 0 : cuda_failed("add_kernel<<<1, 256>>>", (cudaError_t)e);
 }
 
 static int raw_round_trip_loop(void *context, long iterations)
 {
     (void)context;
-    int e = raw_empty_launches(iterations, 1);
+    int e = raw_empty_launches(iterations, 1, NULL);
     return e == 0 ? 0 : cuda_failed("empty_kernel<<<1, 1>>> + cudaStreamSynchronize", (cudaError_t)e);
 }
 #endif
@@ -179,16 +221,22 @@ static int raw_round_trip_loop(void *context, long iterations)
 
 static void print_group(const char *title)
 {
-    printf("\n%-46s %10s %10s %11s\n", title, "us/op", "x hipkit", "iterations");
+    printf("\n%-46s %10s %10s %11s %10s\n", title, "us/op", "x hipkit", "iterations", "issue us");
 }
 
-/* Prints one row; `baseline` is the hipkit row of the group (<= 0: this is it). */
+/* Prints one row; `baseline` is the hipkit row of the group (<= 0: this is it).
+ * "issue us": for asynchronous launch loops, the time per operation until the
+ * last one was issued (the rest is the wait for the GPU). */
 static int print_row(const char *what, double us, double baseline, long iterations)
 {
     if (us < 0)
         return 1;
     double ratio = baseline > 0 ? us / baseline : 1.0;
-    printf("  %-44s %10.3f %10.2f %11ld\n", what, us, ratio, iterations);
+    printf("  %-44s %10.3f %10.2f %11ld", what, us, ratio, iterations);
+    if (last_enqueue_us >= 0)
+        printf(" %10.3f", last_enqueue_us);
+    printf("\n");
+    last_enqueue_us = -1.0;
     return 0;
 }
 
@@ -238,9 +286,12 @@ int main(int argc, char **argv)
            patch, hk_platform_name(platform), runtime);
     printf("median of %d repeats after a warm-up; \"x hipkit\" = this row's time / the hipkit row's\n", repeats);
 
-    void *one_float = NULL;
-    if ((s = hk_malloc(&one_float, sizeof(float))) != HK_SUCCESS)
+    void *one_float = NULL, *three_vectors = NULL; /* 3 x 4 floats, each 16-byte aligned */
+    if ((s = hk_malloc(&one_float, sizeof(float))) != HK_SUCCESS ||
+        (s = hk_malloc(&three_vectors, 12 * sizeof(float))) != HK_SUCCESS)
         return hk_failed("hk_malloc", s);
+    if ((s = hk_memset(three_vectors, 0, 12 * sizeof(float))) != HK_SUCCESS)
+        return hk_failed("hk_memset", s);
 
     int failed = 0;
     print_group("device malloc + free, 1 MiB");
@@ -266,6 +317,12 @@ int main(int argc, char **argv)
 #if defined(HIPKIT_BENCH_CUDA)
     failed |= print_row("empty kernel <<<1, 1>>>", median_us(raw_launch_loop, NULL, iterations, repeats), hk_launch,
                         iterations);
+#endif
+    failed |= print_row("hk_binary add, n = 1 (out given)", median_us(hk_add_loop, three_vectors, iterations, repeats),
+                        hk_launch, iterations);
+#if defined(HIPKIT_BENCH_CUDA)
+    failed |= print_row("add kernel <<<1, 256>>>, n = 1 (hk_binary's work)",
+                        median_us(raw_add_loop, three_vectors, iterations, repeats), hk_launch, iterations);
 #endif
     {
         hk_program program = NULL;
@@ -303,5 +360,6 @@ int main(int argc, char **argv)
                (unsigned long long)stats.allocations, (unsigned long long)stats.cache_hits,
                (unsigned long long)stats.vendor_allocations);
     hk_free(one_float);
+    hk_free(three_vectors);
     return failed ? 1 : 0;
 }

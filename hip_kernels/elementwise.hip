@@ -74,13 +74,10 @@ int map2(const hkk_launch *l, const void *a, const void *b, void *out, size_t n,
 {
     const T *pa = static_cast<const T *>(a), *pb = static_cast<const T *>(b);
     T *po = static_cast<T *>(out);
-    if (hk_aligned16(a) && hk_aligned16(b) && hk_aligned16(out)) {
-        dim3 grid = hk_grid_for(l, n / (16 / sizeof(T)) + 1, HK_BLOCK);
-        map2_vec_kernel<T, Op><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(pa, pb, po, n, op);
-    } else {
-        map2_kernel<T, Op><<<hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(pa, pb, po, n, op);
-    }
-    return hk_launch_error();
+    if (hk_aligned16(a) && hk_aligned16(b) && hk_aligned16(out))
+        return hk_launcher<map2_vec_kernel<T, Op>>::launch(l, hk_grid_for(l, n / (16 / sizeof(T)) + 1, HK_BLOCK),
+                                                           HK_BLOCK, 0, pa, pb, po, n, op);
+    return hk_launcher<map2_kernel<T, Op>>::launch(l, hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, pa, pb, po, n, op);
 }
 
 template <typename T>
@@ -97,16 +94,14 @@ int binary_typed(const hkk_launch *l, hk_binary_op op, const void *a, const void
 
 template <typename T> int fill_typed(const hkk_launch *l, void *dst, size_t n, const void *value)
 {
-    fill_kernel<T><<<hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<T *>(dst), n,
-                                                                                      *static_cast<const T *>(value));
-    return hk_launch_error();
+    return hk_launcher<fill_kernel<T>>::launch(l, hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, static_cast<T *>(dst), n,
+                                               *static_cast<const T *>(value));
 }
 
 template <typename T> int iota_typed(const hkk_launch *l, void *dst, size_t n, const void *start, const void *step)
 {
-    iota_kernel<T><<<hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(
-        static_cast<T *>(dst), n, *static_cast<const T *>(start), *static_cast<const T *>(step));
-    return hk_launch_error();
+    return hk_launcher<iota_kernel<T>>::launch(l, hk_grid_for(l, n, HK_BLOCK), HK_BLOCK, 0, static_cast<T *>(dst), n,
+                                               *static_cast<const T *>(start), *static_cast<const T *>(step));
 }
 
 template <typename T> int axpy_typed(const hkk_launch *l, size_t n, const void *alpha, const void *x, void *y)

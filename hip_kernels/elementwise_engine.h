@@ -372,15 +372,14 @@ template <class Op, class In0, class In, int A> int run(const hkk_launch *l, con
         p.vectorized = aligned && c->n - head >= (size_t)W;
         p.head = p.vectorized ? head : c->n;
         const size_t work = p.vectorized ? (c->n - head) / W + W : c->n;
-        ew_flat<Op, In0, In, A><<<hk_grid_for(l, work, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(p);
-    } else if (fits_32_bits(c)) {
-        ew_strided<Op, In0, In, A, uint32_t, int32_t>
-            <<<hk_grid_for(l, c->n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(make_strided<uint32_t, int32_t>(c));
-    } else {
-        ew_strided<Op, In0, In, A, uint64_t, int64_t>
-            <<<hk_grid_for(l, c->n, HK_BLOCK), HK_BLOCK, 0, hk_vendor_stream(l)>>>(make_strided<uint64_t, int64_t>(c));
+        return hk_launcher<ew_flat<Op, In0, In, A>>::launch(l, hk_grid_for(l, work, HK_BLOCK), HK_BLOCK, 0, p);
     }
-    return hk_launch_error();
+    if (fits_32_bits(c))
+        return hk_launcher<ew_strided<Op, In0, In, A, uint32_t, int32_t>>::launch(
+            l, hk_grid_for(l, c->n, HK_BLOCK), HK_BLOCK, 0, make_strided<uint32_t, int32_t>(c));
+    return hk_launcher<ew_strided<Op, In0, In, A, uint64_t, int64_t>>::launch(l, hk_grid_for(l, c->n, HK_BLOCK),
+                                                                             HK_BLOCK, 0,
+                                                                             make_strided<uint64_t, int64_t>(c));
 }
 
 // ---- dtype dispatch: each lists only the dtypes its ops accept

@@ -15,6 +15,7 @@ extern "C" {
 typedef struct hkk_launch {
     void *stream;             /* vendor stream, NULL = default */
     int multiprocessor_count; /* of the current device, sizes the grid */
+    int device;               /* the current device (hk_device_get) */
 } hkk_launch;
 
 int hkk_fill(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *value);

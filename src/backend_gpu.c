@@ -98,7 +98,8 @@ static hk_status set(const char *fn, void *dst, int value, size_t bytes, void *s
 
 static hkk_launch launch_for(void *stream)
 {
-    return (hkk_launch){stream, hk__device_properties(hk__current_device())->multiprocessor_count};
+    int device = hk__current_device();
+    return (hkk_launch){stream, hk__device_properties(device)->multiprocessor_count, device};
 }
 
 static hk_status launched(const char *fn, int error, const char *kernel)

@@ -5,7 +5,8 @@
 
 static hkk_launch scan_sort_launch(void *stream)
 {
-    hkk_launch l = {stream, hk__device_properties(hk__current_device())->multiprocessor_count};
+    int device = hk__current_device();
+    hkk_launch l = {stream, hk__device_properties(device)->multiprocessor_count, device};
     return l;
 }
 

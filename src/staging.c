@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -36,6 +37,7 @@ typedef struct copy_job {
     const char *src;
     size_t bytes, slice;
     int slices, next, done;
+    uint64_t done64; /* 1 once done == slices (read by polling) */
 } copy_job;
 
 static pthread_mutex_t job_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,8 +94,46 @@ static void run_slices(copy_job *j)
         size_t len = offset + j->slice > j->bytes ? j->bytes - offset : j->slice;
         copy_streaming(j->dst + offset, j->src + offset, len);
         pthread_mutex_lock(&job_lock);
-        if (++j->done == j->slices)
+        if (++j->done == j->slices) {
+            __atomic_store_n(&j->done64, 1, __ATOMIC_RELEASE); /* for the caller's polling */
             pthread_cond_broadcast(&job_done);
+        }
+    }
+}
+
+/* Spinning a little before sleeping: a staged copy hands out one job per
+ * chunk (a few hundred microseconds apart), and waking a sleeping thread
+ * can take tens of microseconds (more in a virtual machine): one late
+ * worker holds up the whole chunk. About SPIN_NS of polling first. */
+#define SPIN_NS 200000
+
+static inline void cpu_relax(void)
+{
+#if defined(__SSE2__)
+    _mm_pause();
+#endif
+}
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Polls *word until it differs from `from` or about SPIN_NS have passed. */
+static void spin_while_equal(const uint64_t *word, uint64_t from)
+{
+    uint64_t deadline = 0;
+    for (unsigned i = 1; __atomic_load_n(word, __ATOMIC_ACQUIRE) == from; i++) {
+        cpu_relax();
+        if (i % 256 == 0) {
+            uint64_t now = monotonic_ns();
+            if (!deadline)
+                deadline = now + SPIN_NS;
+            else if (now > deadline)
+                return;
+        }
     }
 }
 
@@ -101,12 +141,14 @@ static void *worker(void *unused)
 {
     (void)unused;
     uint64_t seen = 0;
-    pthread_mutex_lock(&job_lock);
     for (;;) {
+        spin_while_equal(&job_id, seen); /* then the lock and, if need be, the condition variable */
+        pthread_mutex_lock(&job_lock);
         while (!job || job_id == seen)
             pthread_cond_wait(&job_ready, &job_lock);
         seen = job_id;
         run_slices(job);
+        pthread_mutex_unlock(&job_lock);
     }
     return NULL;
 }
@@ -148,15 +190,20 @@ static void parallel_memcpy(void *dst, const void *src, size_t bytes)
         copy_streaming(dst, src, bytes);
         return;
     }
-    copy_job j = {dst, src, bytes, 0, workers + 1, 0, 0};
+    copy_job j = {dst, src, bytes, 0, workers + 1, 0, 0, 0};
     j.slice = (bytes + (size_t)j.slices - 1) / (size_t)j.slices;
     j.slice = (j.slice + 4095) & ~(size_t)4095;
     j.slices = (int)((bytes + j.slice - 1) / j.slice);
     pthread_mutex_lock(&job_lock);
     job = &j;
-    job_id++;
+    __atomic_store_n(&job_id, job_id + 1, __ATOMIC_RELEASE); /* spinning workers read it without the lock */
     pthread_cond_broadcast(&job_ready);
     run_slices(&j);
+    if (j.done < j.slices) { /* the last slices are still being copied: poll, then sleep */
+        pthread_mutex_unlock(&job_lock);
+        spin_while_equal(&j.done64, 0);
+        pthread_mutex_lock(&job_lock);
+    }
     while (j.done < j.slices)
         pthread_cond_wait(&job_done, &job_lock);
     job = NULL;

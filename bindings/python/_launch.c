@@ -244,11 +244,82 @@ typedef struct operand {
     PyObject *object; /* the array itself (borrowed) */
 } operand;
 
-/* The attributes read here are plain instance attributes of hipkit.ndarray,
- * so they come from the instance's __dict__ (a dictionary lookup each, not
- * getattr's type walk; ops_bench: about 40 ns saved per attribute).
- * _hk_address is computed and cached there on first use (a non-data
- * descriptor, hipkit/kernel.py): when absent, getattr makes it. */
+/* What get_operand needs of an array, worked out on its first use and kept
+ * in its __dict__ as _hk_meta: one dictionary lookup per operand instead of
+ * six plus their checks (ops_bench). The attributes it is made from (shape,
+ * _hk_dtype, nbytes, device, _contiguous, the address) are set when the array
+ * is made and never change; _hk_address is cached on the same grounds. */
+typedef struct {
+    PyObject_HEAD long dtype, device;
+    int contiguous;
+    unsigned long long address, nbytes;
+    PyObject *shape; /* a tuple of ints (no reference cycle possible) */
+} Meta;
+
+static void meta_dealloc(PyObject *o)
+{
+    Py_XDECREF(((Meta *)o)->shape);
+    Py_TYPE(o)->tp_free(o);
+}
+
+static PyTypeObject meta_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._launch.Meta",
+    .tp_basicsize = sizeof(Meta),
+    .tp_dealloc = meta_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "What the fast elementwise path reads of a hipkit.ndarray (its _hk_meta).",
+};
+
+static PyObject *n_meta; /* "_hk_meta", interned */
+
+/* A new Meta stored in `dict` as _hk_meta; borrowed (the dict holds it), or
+ * NULL (with or without a Python error) when an attribute is missing or odd. */
+static PyObject *store_meta(PyObject *dict, long dtype, long device, int contiguous, unsigned long long address,
+                            unsigned long long nbytes, PyObject *shape)
+{
+    Meta *m = PyObject_New(Meta, &meta_type);
+    if (!m)
+        return NULL;
+    m->dtype = dtype, m->device = device, m->contiguous = contiguous;
+    m->address = address, m->nbytes = nbytes;
+    m->shape = Py_NewRef(shape);
+    int stored = PyDict_SetItem(dict, n_meta, (PyObject *)m);
+    Py_DECREF(m);
+    return stored < 0 ? NULL : (PyObject *)m;
+}
+
+/* The array's Meta worked out from its attributes (plain instance attributes,
+ * read from the __dict__); _hk_address is made by getattr when absent (a
+ * non-data descriptor, hipkit/kernel.py). Borrowed, or NULL. */
+static PyObject *make_meta(PyObject *x, PyObject *dict)
+{
+    PyObject *contiguous = PyDict_GetItemWithError(dict, n_contiguous);
+    PyObject *dtype = PyDict_GetItemWithError(dict, n_dtype);
+    PyObject *on = PyDict_GetItemWithError(dict, n_device);
+    PyObject *shape = PyDict_GetItemWithError(dict, n_shape);
+    PyObject *nbytes = PyDict_GetItemWithError(dict, n_nbytes);
+    if (!contiguous || !dtype || !PyLong_CheckExact(dtype) || !on || !PyLong_CheckExact(on) || !shape ||
+        !PyTuple_CheckExact(shape) || !nbytes || !PyLong_CheckExact(nbytes) || PyErr_Occurred())
+        return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); k++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(shape, k)))
+            return NULL;
+    PyObject *made = PyObject_GetAttr(x, address_name); /* from the dict when cached there */
+    if (!made || !PyLong_CheckExact(made)) {
+        Py_XDECREF(made);
+        return NULL;
+    }
+    unsigned long long address = PyLong_AsUnsignedLongLong(made);
+    Py_DECREF(made);
+    long dtype_code = PyLong_AsLong(dtype), device = PyLong_AsLong(on);
+    unsigned long long bytes = PyLong_AsUnsignedLongLong(nbytes);
+    if (PyErr_Occurred())
+        return NULL;
+    return store_meta(dict, dtype_code, device, contiguous == Py_True, address, bytes, shape);
+}
+
+/* One operand of fast_binary(): an exact hipkit.ndarray, C-contiguous, on
+ * `device`. 0 when it is not (the caller's Python path decides). */
 static int get_operand(PyObject *x, int device, operand *out)
 {
     if (!ndarray_type || Py_TYPE(x) != (PyTypeObject *)ndarray_type)
@@ -257,35 +328,20 @@ static int get_operand(PyObject *x, int device, operand *out)
     PyObject *dict = PyObject_GenericGetDict(x, NULL);
     if (!dict)
         return 0;
-    PyObject *contiguous = PyDict_GetItemWithError(dict, n_contiguous);
-    PyObject *dtype = PyDict_GetItemWithError(dict, n_dtype);
-    PyObject *on = PyDict_GetItemWithError(dict, n_device);
-    PyObject *shape = PyDict_GetItemWithError(dict, n_shape);
-    PyObject *nbytes = PyDict_GetItemWithError(dict, n_nbytes);
-    PyObject *address = PyDict_GetItemWithError(dict, address_name);
-    Py_DECREF(dict); /* the array keeps it, and so the borrowed values */
-    if (contiguous != Py_True || !dtype || !PyLong_CheckExact(dtype) || !on || !PyLong_CheckExact(on) || !shape ||
-        !PyTuple_CheckExact(shape) || !nbytes || !PyLong_CheckExact(nbytes) || PyErr_Occurred())
+    PyObject *m = PyDict_GetItemWithError(dict, n_meta);
+    if (!m && !PyErr_Occurred())
+        m = make_meta(x, dict);
+    Py_DECREF(dict); /* the array keeps it, and so the borrowed Meta */
+    if (!m || Py_TYPE(m) != &meta_type)
         return 0;
-    out->dtype = PyLong_AsLong(dtype);
-    if (PyLong_AsLong(on) != device || PyErr_Occurred())
+    const Meta *meta = (const Meta *)m;
+    if (!meta->contiguous || meta->device != device)
         return 0;
-    out->shape = shape;
-    out->nbytes = PyLong_AsUnsignedLongLong(nbytes);
-    if (address) {
-        if (!PyLong_CheckExact(address))
-            return 0;
-        out->address = PyLong_AsUnsignedLongLong(address);
-    } else {
-        PyObject *made = PyObject_GetAttr(x, address_name);
-        if (!made || !PyLong_CheckExact(made)) {
-            Py_XDECREF(made);
-            return 0;
-        }
-        out->address = PyLong_AsUnsignedLongLong(made);
-        Py_DECREF(made);
-    }
-    return !PyErr_Occurred();
+    out->dtype = meta->dtype;
+    out->shape = meta->shape;
+    out->address = meta->address;
+    out->nbytes = meta->nbytes;
+    return 1;
 }
 
 static int overlaps_partly(const operand *x, const operand *y)
@@ -347,7 +403,7 @@ static PyObject *n_out, *n_stream, *n_el_strides, *n_offset, *n_owner, *n_dtype_
  * Python error. Its attributes go straight into its __dict__ (what setattr
  * does for them: none is a data descriptor), dtype, size, nbytes and device
  * copied from `a`'s. */
-static PyObject *new_array(const operand *a, void *ptr)
+static PyObject *new_array(const operand *a, int device, void *ptr)
 {
     PyTypeObject *type = (PyTypeObject *)ndarray_type;
     PyObject *result = type->tp_alloc(type, 0);
@@ -379,7 +435,8 @@ static PyObject *new_array(const operand *a, void *ptr)
     }
     bad = bad || PyDict_SetItem(to, n_owner, (PyObject *)owner) < 0 || PyDict_SetItem(to, n_shape, a->shape) < 0 ||
           PyDict_SetItem(to, n_el_strides, strides) < 0 || PyDict_SetItem(to, n_contiguous, Py_True) < 0 ||
-          PyDict_SetItem(to, n_offset, zero) < 0 || PyDict_SetItem(to, address_name, address) < 0;
+          PyDict_SetItem(to, n_offset, zero) < 0 || PyDict_SetItem(to, address_name, address) < 0 ||
+          !store_meta(to, a->dtype, device, 1, (unsigned long long)(uintptr_t)ptr, a->nbytes, a->shape);
     if (bad && !PyErr_Occurred())
         PyErr_SetString(PyExc_RuntimeError, "hipkit: an array attribute is missing");
     Py_DECREF(owner); /* the array holds it now (or, on failure, nothing does and it frees ptr) */
@@ -429,7 +486,7 @@ static PyObject *fast_case(FastBinary *f, PyObject *x1, PyObject *x2, PyObject *
         (void)hk_free(ptr);
         goto not_here;
     }
-    PyObject *result = new_array(&a, ptr);
+    PyObject *result = new_array(&a, device, ptr);
     if (!result) { /* a Python error (no memory): the kernel may still write ptr */
         PyObject *type, *value, *trace;
         PyErr_Fetch(&type, &value, &trace);
@@ -628,11 +685,12 @@ PyMODINIT_FUNC PyInit__launch(void)
     n_offset = PyUnicode_InternFromString("_offset");
     n_owner = PyUnicode_InternFromString("_owner");
     n_dtype_np = PyUnicode_InternFromString("dtype");
+    n_meta = PyUnicode_InternFromString("_hk_meta");
     zero = PyLong_FromLong(0);
     if (!address_name || !stream_name || !n_dtype || !n_shape || !n_contiguous || !n_size || !n_nbytes || !n_device ||
-        !n_out || !n_stream || !n_el_strides || !n_offset || !n_owner || !n_dtype_np || !zero)
+        !n_out || !n_stream || !n_el_strides || !n_offset || !n_owner || !n_dtype_np || !n_meta || !zero)
         return NULL;
-    if (PyType_Ready(&owner_type) < 0 || PyType_Ready(&fast_binary_type) < 0)
+    if (PyType_Ready(&owner_type) < 0 || PyType_Ready(&fast_binary_type) < 0 || PyType_Ready(&meta_type) < 0)
         return NULL;
     return PyModule_Create(&module);
 }

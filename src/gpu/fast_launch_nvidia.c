@@ -1,5 +1,6 @@
 /* fast_launch_nvidia.c: cuKernelGetFunction and cuLaunchKernel, fetched from
- * the driver through the CUDA runtime once (see fast_launch.h). */
+ * the driver through the CUDA runtime once, and the functions of the built-in
+ * kernels (see fast_launch.h). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,19 @@ void *hk_gpu_fast_function(hipFunction_t f)
     if (!kernel_get_function || !launch_kernel || kernel_get_function(&function, f) != 0)
         return NULL;
     return function;
+}
+
+void *hk_gpu_static_function(const void *symbol)
+{
+    pthread_once(&once, load);
+    cudaFunction_t function = NULL;
+    if (!launch_kernel)
+        return NULL;
+    if (cudaGetFuncBySymbol(&function, symbol) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not this launch's error: the runtime's launch reports its own */
+        return NULL;
+    }
+    return (void *)function;
 }
 
 int hk_gpu_fast_launch(void *function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,

@@ -7,6 +7,10 @@ hand every other case to the Python path unchanged."""
 import gc
 import inspect
 import operator
+import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -111,3 +115,83 @@ def test_other_cases_take_the_python_path(rng):
     np.testing.assert_array_equal(z.get(), a + a)
     s = hipkit.Stream()
     np.testing.assert_array_equal(hipkit.add(x, x, stream=s).get(stream=s), a + a)
+
+
+@pytest.mark.gpu
+def test_what_is_kept_of_each_array_is_its_own(rng):
+    """The fast path keeps each array's dtype, shape, size and address in its
+    __dict__ (_hk_meta) after first use: views at other offsets, reshaped
+    views of the same memory and new results must each get their own."""
+    a, b = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    x, y = hipkit.asarray(a), hipkit.asarray(b)
+    np.testing.assert_array_equal((x + y).get(), a + b)
+    assert "_hk_meta" in x.__dict__ and "_hk_meta" in y.__dict__
+    for lo, hi in ((1, 33), (7, 39), (0, 32), (32, 64)):  # contiguous views: same length, other addresses
+        np.testing.assert_array_equal((x[lo:hi] + y[:32]).get(), a[lo:hi] + b[:32])
+        np.testing.assert_array_equal((x[:32] - y[lo:hi]).get(), a[:32] - b[lo:hi])
+    x2, y2 = x.reshape(8, 8), y.reshape(8, 8)  # the same memory, another shape
+    np.testing.assert_array_equal((x2 * y2).get(), (a * b).reshape(8, 8))
+    with pytest.raises(ValueError):
+        x2 + y  # shapes (8, 8) and (64,) do not broadcast: the shapes kept are not mixed up
+    z = x + y
+    w = z * x  # a fresh result as an input
+    np.testing.assert_array_equal(w.get(), (a + b) * a)
+    np.testing.assert_array_equal(hipkit.add(z, y, out=z).get(), a + b + b)  # in place, cached output
+    hipkit.add(x[1:33], x[:32], out=x[:32])  # partial overlap: the Python path, as if the inputs were copied first
+    want = a.copy()
+    want[:32] = a[1:33] + a[:32]
+    np.testing.assert_array_equal(x.get(), want)
+
+
+@pytest.mark.gpu
+def test_ops_on_each_device_in_turn(rng):
+    """Built-in kernels are launched through a per-device function table on
+    NVIDIA: using two devices in turn must launch each on its own."""
+    if hipkit.device_count() < 2:
+        pytest.skip("needs two GPUs")
+    a = rng.standard_normal(1001).astype(np.float32)
+    for device in (0, 1, 0, 1):
+        with hipkit.Device(device):
+            x = hipkit.asarray(a)
+            z = hipkit.full(a.shape, 2.0, np.float32)
+            assert x.device == device
+            np.testing.assert_array_equal((x + x).get(), a + a)
+            np.testing.assert_array_equal((x * z).get(), a * 2)
+            np.testing.assert_allclose(hipkit.exp(x).get(), np.exp(a), rtol=2e-6)
+            np.testing.assert_array_equal(hipkit.arange(10, dtype=np.int64).get(), np.arange(10))
+
+
+LAUNCH_API_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import hipkit
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((37, 41)).astype(np.float64)
+    b = rng.standard_normal((37, 41)).astype(np.float64)
+    x, y = hipkit.asarray(a), hipkit.asarray(b)
+    checks = [
+        ((x + y).get(), a + b),                                # hk_binary
+        (hipkit.full((5, 3), 7, np.int32).get(), np.full((5, 3), 7, np.int32)),  # fill
+        (hipkit.arange(100, dtype=np.int64).get(), np.arange(100)),               # iota
+        ((x[:, ::2] * y[:, 1::2]).get(), a[:, ::2] * b[:, 1::2]),                 # strided elementwise
+        (hipkit.maximum(x, 0.5).get(), np.maximum(a, 0.5)),                       # a host scalar
+        ((x > y).get(), a > b),
+    ]
+    for got, want in checks:
+        np.testing.assert_array_equal(got, want)
+    print("ok", len(checks))
+""")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("api", ["default", "runtime"])
+def test_both_launch_paths_give_the_same_results(api):
+    """HIPKIT_LAUNCH_API=runtime (read once per process) launches the built-in
+    kernels with the runtime's <<<>>> instead of the driver's cuLaunchKernel."""
+    env = dict(os.environ)
+    env.pop("HIPKIT_LAUNCH_API", None)
+    if api == "runtime":
+        env["HIPKIT_LAUNCH_API"] = "runtime"
+    done = subprocess.run([sys.executable, "-c", LAUNCH_API_SCRIPT], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ok", "6"]
