@@ -18,6 +18,11 @@ from ._ffi import ffi, lib
 from .device import _Exit, _size, _stream_handle, device_count
 from .errors import check
 
+try:  # the native helpers (bindings/python/_launch.c); the cffi call is the fallback
+    from ._launch import current_device as _native_current_device
+except ImportError:
+    _native_current_device = None
+
 _NAMES = ("bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64")
 _HK_DTYPE = {np.dtype(name): getattr(lib, "HK_" + name.upper()) for name in _NAMES}
 _NP_DTYPE = {code: dtype for dtype, code in _HK_DTYPE.items()}
@@ -65,6 +70,8 @@ def _current_device():
         _several_gpus = device_count() > 1
     if not _several_gpus:
         return 0
+    if _native_current_device is not None:
+        return _native_current_device()
     device = ffi.new("int *")
     check(lib.hk_device_get(device))
     return device[0]
