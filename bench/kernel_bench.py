@@ -55,6 +55,29 @@ def raw_c_launch_us():
     return float(match.group(1)), program
 
 
+def raw_c_launcher():
+    """run(count) -> µs per launch of count empty kernels <<<1, 1>>> from C and
+    one synchronize, in this process (BUILD_DIR/bench/libraw_launch.so through
+    ctypes: one foreign call per loop); None and why when unavailable."""
+    import ctypes
+    path = os.path.join(build_dir(), "bench", "libraw_launch.so")
+    if not os.path.exists(path):
+        return None, f"{path} not found (NVIDIA builds with -DHIPKIT_BUILD_BENCH=ON)"
+    raw = ctypes.CDLL(path)
+    raw.raw_empty_launches.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p]
+    raw.raw_empty_launches.restype = ctypes.c_int
+
+    def run(count):
+        start = time.perf_counter()
+        error = raw.raw_empty_launches(count, 0, None)
+        elapsed = time.perf_counter() - start
+        if error:
+            raise RuntimeError(f"raw_empty_launches: CUDA error {error}")
+        return elapsed / count * 1e6
+    run(1000)  # warm-up: the runtime's context and module
+    return run, path
+
+
 def per_launch_us(launch, sync, count=LAUNCHES, repeats=REPEATS):
     for _ in range(1000):  # warm-up: code loading, clocks, the launch queue
         launch()

@@ -165,8 +165,8 @@ LAUNCH_API_SCRIPT = textwrap.dedent("""
     import numpy as np
     import hipkit
     rng = np.random.default_rng(5)
-    a = rng.standard_normal((37, 41)).astype(np.float64)
-    b = rng.standard_normal((37, 41)).astype(np.float64)
+    a = rng.standard_normal((37, 42)).astype(np.float64)
+    b = rng.standard_normal((37, 42)).astype(np.float64)
     x, y = hipkit.asarray(a), hipkit.asarray(b)
     checks = [
         ((x + y).get(), a + b),                                # hk_binary
