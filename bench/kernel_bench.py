@@ -63,9 +63,12 @@ def raw_c_launcher():
     path = os.path.join(build_dir(), "bench", "libraw_launch.so")
     if not os.path.exists(path):
         return None, f"{path} not found (NVIDIA builds with -DHIPKIT_BUILD_BENCH=ON)"
-    raw = ctypes.CDLL(path)
-    raw.raw_empty_launches.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p]
-    raw.raw_empty_launches.restype = ctypes.c_int
+    try:
+        raw = ctypes.CDLL(path)
+        raw.raw_empty_launches.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p]
+        raw.raw_empty_launches.restype = ctypes.c_int
+    except (OSError, AttributeError) as e:
+        return None, f"{path}: {e}"
 
     def run(count):
         start = time.perf_counter()
@@ -74,7 +77,10 @@ def raw_c_launcher():
         if error:
             raise RuntimeError(f"raw_empty_launches: CUDA error {error}")
         return elapsed / count * 1e6
-    run(1000)  # warm-up: the runtime's context and module
+    try:
+        run(1000)  # warm-up: the runtime's context and module
+    except RuntimeError as e:
+        return None, str(e)
     return run, path
 
 

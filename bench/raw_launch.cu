@@ -6,6 +6,9 @@
 
 #include "raw_launch.h"
 
+// Exported from libraw_launch.so (the project builds with hidden visibility).
+#define RAW_API extern "C" __attribute__((visibility("default")))
+
 __global__ void empty_kernel() {}
 
 struct alignas(16) float4_ {
@@ -36,7 +39,7 @@ static int finish(void (*issued)(void))
     return static_cast<int>(e);
 }
 
-extern "C" int raw_empty_launches(long iterations, int synchronize_each, void (*issued)(void))
+RAW_API int raw_empty_launches(long iterations, int synchronize_each, void (*issued)(void))
 {
     for (long i = 0; i < iterations; i++) {
         empty_kernel<<<1, 1>>>();
@@ -49,7 +52,7 @@ extern "C" int raw_empty_launches(long iterations, int synchronize_each, void (*
     return finish(issued);
 }
 
-extern "C" int raw_add_launches(long iterations, const float *a, const float *b, float *out, void (*issued)(void))
+RAW_API int raw_add_launches(long iterations, const float *a, const float *b, float *out, void (*issued)(void))
 {
     for (long i = 0; i < iterations; i++)
         add_kernel<<<1, 256>>>(a, b, out, 1);
