@@ -306,3 +306,52 @@ def test_reduction_axis_is_not_supported_yet():
     total = hipkit.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "total")
     with pytest.raises(NotImplementedError):
         total(hipkit.zeros((2, 2), np.float32), axis=0)
+
+
+@pytest.mark.gpu
+def test_repeated_calls_take_the_generated_path_and_still_check(rng):
+    """After a first call of a shape, later calls of equal-shape contiguous
+    arrays go through the generated __call__ (one frame): results, outputs
+    and every refusal must stay what the full path gives."""
+    ew = hipkit.ElementwiseKernel(*AXPY2)
+    assert type(ew) is not hipkit.ElementwiseKernel and isinstance(ew, hipkit.ElementwiseKernel)
+    shapes = [(7,), (3, 5), (7,), (1000,), (3, 5)]
+    for _ in range(3):  # the first round fills the per-shape table, the next ones use it
+        for shape in shapes:
+            a = rng.standard_normal(shape).astype(np.float32)
+            b = rng.standard_normal(shape).astype(np.float32)
+            x, y = hipkit.asarray(a), hipkit.asarray(b)
+            want = a * 2 + b
+            np.testing.assert_allclose(ew(x, y).get(), want, rtol=1e-6)
+            z = hipkit.full(shape, np.nan, np.float32)
+            assert ew(x, y, out=z) is z
+            np.testing.assert_allclose(z.get(), want, rtol=1e-6)
+            z2 = hipkit.full(shape, np.nan, np.float32)
+            assert ew(x, y, z2) is z2
+            np.testing.assert_allclose(z2.get(), want, rtol=1e-6)
+    assert all(any(shape in plans for plans in ew._fast_plans.values()) for shape in shapes)
+    x, y = hipkit.asarray(np.arange(6, dtype=np.float32)), hipkit.asarray(np.ones(6, np.float32))
+    np.testing.assert_array_equal(ew(x, y).get(), np.arange(6) * 2 + 1)
+    with pytest.raises(TypeError, match="float64"):
+        ew(x, hipkit.ones(6, np.float64))
+    with pytest.raises(ValueError):
+        ew(x, y, out=hipkit.empty(5, np.float32))
+    with pytest.raises(ValueError):
+        ew(x, y, out=hipkit.empty(6, np.float64))
+    with pytest.raises(TypeError, match="twice"):
+        ew(x, y, hipkit.empty(6, np.float32), out=hipkit.empty(6, np.float32))
+    with pytest.raises(TypeError):
+        ew(x)
+    big = hipkit.asarray(np.arange(12, dtype=np.float32))
+    np.testing.assert_array_equal(ew(big[::2], y).get(), np.arange(0, 12, 2) * 2 + 1)  # a strided view
+    np.testing.assert_array_equal(ew(x, 3.0).get(), np.arange(6) * 2 + 3)  # a number
+    np.testing.assert_array_equal(ew(x.reshape(2, 3), y[:3]).get(), (np.arange(6).reshape(2, 3) * 2 + 1))  # broadcast
+    two = hipkit.ElementwiseKernel("int32 x", "int32 a, float64 b", "a = x + 1; b = x * 0.5", "two_outputs")
+    xi = hipkit.asarray(np.arange(9, dtype=np.int32))
+    for _ in range(2):
+        a, b = two(xi)
+        np.testing.assert_array_equal(a.get(), np.arange(9) + 1)
+        np.testing.assert_array_equal(b.get(), np.arange(9) * 0.5)
+        oa, ob = hipkit.empty(9, np.int32), hipkit.empty(9, np.float64)
+        assert two(xi, oa, ob) == (oa, ob)
+        np.testing.assert_array_equal(ob.get(), np.arange(9) * 0.5)

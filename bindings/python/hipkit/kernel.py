@@ -971,6 +971,75 @@ def _check_out(template, param, out, shape):
                          f"{param.dtype}, got {out.shape} and {out.dtype}")
 
 
+_FAST_ELEMENTWISE = """
+def __call__(self, *args, out=None, stream=None):
+    if out is None:
+        if len(args) == {n_all}:
+            {ins}, {outs}, = args
+        elif len(args) == {n_in}:
+            {ins}, = args
+            {outs_none}
+        else:
+            return self._call(args, out, stream)
+    elif {n_out} == 1 and len(args) == {n_in} and out.__class__ is ndarray:
+        {ins}, = args
+        o0 = out
+    else:
+        return self._call(args, out, stream)
+    if {inputs_odd}:
+        return self._call(args, out, stream)
+    shape = a0.shape
+    if {shapes_differ}:
+        return self._call(args, out, stream)
+    plans = self._fast_plans.get(current_device())
+    entry = plans.get(shape) if plans is not None else None
+    if entry is None:
+        return self._call(args, out, stream)
+    if {outputs_odd}:
+        return self._call(args, out, stream)
+    {make_outputs}
+    launch, block, n = entry
+    launch((n + block - 1) // block, block, ({ins}, {outs}, n), 0, stream)
+    return {result}
+"""
+
+_fast_elementwise_classes = {}  # (input dtypes, output dtypes) -> ElementwiseKernel subclass
+
+
+def _fast_elementwise_class(in_dtypes, out_dtypes):
+    """An ElementwiseKernel subclass whose __call__ handles the common call in
+    one frame for inputs of `in_dtypes` (hk_dtype codes) and outputs of
+    `out_dtypes` ((hk_dtype, numpy dtype) pairs); anything else goes to _call,
+    which runs every case and raises the errors."""
+    cls = _fast_elementwise_classes.get((in_dtypes, out_dtypes))
+    if cls is not None:
+        return cls
+    ins = [f"a{k}" for k in range(len(in_dtypes))]
+    outs = [f"o{k}" for k in range(len(out_dtypes))]
+    namespace = {"ndarray": ndarray, "current_device": _current_device, "empty": ndarray._empty}
+    for k, d in enumerate(in_dtypes):
+        namespace[f"I{k}"] = d
+    for k, (d, np_dtype) in enumerate(out_dtypes):
+        namespace[f"O{k}"], namespace[f"D{k}"] = d, np_dtype
+    source = _FAST_ELEMENTWISE.format(
+        n_all=len(ins) + len(outs), n_in=len(ins), n_out=len(outs), ins=", ".join(ins), outs=", ".join(outs),
+        outs_none=" = ".join(outs) + " = None",
+        inputs_odd=" or ".join(f"{a}.__class__ is not ndarray or {a}._hk_dtype != I{k} or not {a}._contiguous"
+                               for k, a in enumerate(ins)),
+        shapes_differ=" or ".join([f"{a}.shape != shape" for a in ins[1:]] or ["False"]),
+        outputs_odd=" or ".join(f"({o} is not None and ({o}.__class__ is not ndarray or {o}._hk_dtype != O{k} "
+                                f"or not {o}._contiguous or {o}.shape != shape))" for k, o in enumerate(outs)),
+        make_outputs="\n    ".join(f"if {o} is None:\n        {o} = empty(shape, D{k})" for k, o in enumerate(outs)),
+        result=outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")")
+    exec(source, namespace)
+    call = namespace["__call__"]
+    call.__qualname__ = "ElementwiseKernel.__call__"
+    call.__doc__ = ElementwiseKernel.__call__.__doc__
+    cls = _fast_elementwise_classes[(in_dtypes, out_dtypes)] = type("ElementwiseKernel", (ElementwiseKernel,), {
+        "__call__": call, "__module__": ElementwiseKernel.__module__, "__doc__": ElementwiseKernel.__doc__})
+    return cls
+
+
 class ElementwiseKernel(_Template):
     """A kernel from one line of C++, applied element by element, as CuPy's:
 
@@ -990,8 +1059,20 @@ class ElementwiseKernel(_Template):
         if not self.out_params:
             raise ValueError(f"{name}: an elementwise kernel needs at least one output")
         self.operation = operation
+        # The common call (array inputs of the declared dtypes, all of one
+        # shape, C-contiguous; outputs given alike or made) goes through a
+        # __call__ generated for this parameter list, which finds the launch
+        # in _fast_plans: device -> shape -> (launcher, block, n). _call
+        # handles every call and fills _fast_plans.
+        self._fast_plans = {}
+        if self.in_params and not any(p.raw for p in self.in_params):
+            self.__class__ = _fast_elementwise_class(tuple(p.hk_dtype for p in self.in_params),
+                                                     tuple((p.hk_dtype, p.dtype) for p in self.out_params))
 
     def __call__(self, *args, out=None, stream=None):
+        return self._call(args, out, stream)
+
+    def _call(self, args, out, stream):
         inputs, outs = _split_call(self, args, out)
         key = self._key(inputs, outs)
         shape = key[1]
@@ -1006,6 +1087,11 @@ class ElementwiseKernel(_Template):
             bound = plan.kernel._bound()
             block = bound.block_for(0)
             bound.launch((n + block - 1) // block, block, (*inputs, *outs, n, *plan.extra), 0, stream)
+            if not plan.extra and all(d == shape for d in key[0]):  # the generated __call__'s case
+                plans = self._fast_plans.setdefault(_current_device(), {})
+                if len(plans) >= 256:
+                    plans.clear()
+                plans[shape] = (bound.launch, block, n)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _plan(self, descs, shape):
