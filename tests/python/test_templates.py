@@ -127,6 +127,21 @@ def test_an_error_in_the_operation_is_a_compile_error():
 
 # ---------------------------------------- argument checks (no GPU needed)
 
+def test_a_subclass_keeps_its_class():
+    """The generated call path replaces the class of plain ElementwiseKernels
+    only; a user's subclass keeps its own (and its overrides)."""
+    class Mine(hipkit.ElementwiseKernel):
+        def describe(self):
+            return "mine"
+    k = Mine(*AXPY2)
+    assert type(k) is Mine and k.describe() == "mine"
+    plain = hipkit.ElementwiseKernel(*AXPY2)
+    assert type(plain) is not hipkit.ElementwiseKernel and isinstance(plain, hipkit.ElementwiseKernel)
+    assert type(plain) is type(hipkit.ElementwiseKernel("float32 a, float32 b", "float32 c", "c = a - b", "sub"))
+    x, y = hipkit.empty((0, 3), np.float32), hipkit.empty((0, 1), np.float32)
+    assert k(x, y).shape == (0, 3)
+
+
 def test_empty_arrays_run_without_launching():
     ew = hipkit.ElementwiseKernel(*AXPY2)
     x, y = hipkit.empty((0, 3), np.float32), hipkit.empty((0, 1), np.float32)  # no device memory at all

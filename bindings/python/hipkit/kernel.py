@@ -1065,7 +1065,8 @@ class ElementwiseKernel(_Template):
         # in _fast_plans: device -> shape -> (launcher, block, n). _call
         # handles every call and fills _fast_plans.
         self._fast_plans = {}
-        if self.in_params and not any(p.raw for p in self.in_params):
+        if type(self) is ElementwiseKernel and self.in_params and not any(p.raw for p in self.in_params):
+            # (a user's subclass keeps its own class and takes _call every time)
             self.__class__ = _fast_elementwise_class(tuple(p.hk_dtype for p in self.in_params),
                                                      tuple((p.hk_dtype, p.dtype) for p in self.out_params))
 
