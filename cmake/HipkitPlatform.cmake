@@ -107,11 +107,13 @@ else()
       set(_cfg_flags "-O1;-g")
     endif()
     foreach(src ${ARGN})
-      get_filename_component(_name ${src} NAME_WE)
-      set(_obj "${CMAKE_CURRENT_BINARY_DIR}/hip_kernels/${_name}.o")
+      # hip_kernels/<family>/<name>.hip -> <build>/hip_kernels/<family>/<name>.o
+      string(REGEX REPLACE "\\.hip$" ".o" _rel "${src}")
+      set(_obj "${CMAKE_CURRENT_BINARY_DIR}/${_rel}")
+      get_filename_component(_obj_dir "${_obj}" DIRECTORY)
       add_custom_command(
         OUTPUT ${_obj}
-        COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/hip_kernels
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${_obj_dir}
         COMMAND ${HIPKIT_HIPCC} -x hip -std=c++17 -fPIC -fvisibility=hidden ${_cfg_flags} -Wall -Wextra
                 ${_offload} -DHIPKIT_PLATFORM_AMD -D__HIP_PLATFORM_AMD__=1
                 -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR}/hip_kernels

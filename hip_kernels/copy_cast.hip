@@ -3,9 +3,9 @@
 // broadcasts, slice assignment). Dimensions arrive coalesced by the host, so
 // the common cases (contiguous, one transposed axis) have few of them.
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels.h"
-#include "launch.h"
+#include "common/launch.h"
 
 #if defined(HIPKIT_PLATFORM_NVIDIA)
 #include <cuda_fp16.h>

@@ -2,9 +2,99 @@
 // per dtype is written once as functors; one grid-stride map skeleton runs them,
 // with 16-byte vector accesses when every pointer allows it.
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels.h"
-#include "launch.h"
+#include "common/launch.h"
+
+// Calls fn<T>(args...) for the four arithmetic dtypes of the foundation.
+#define HK_DISPATCH_ARITHMETIC(dtype, fn, ...)                                                                         \
+    switch (dtype) {                                                                                                   \
+    case HK_FLOAT32: return fn<float>(__VA_ARGS__);                                                                    \
+    case HK_FLOAT64: return fn<double>(__VA_ARGS__);                                                                   \
+    case HK_INT32: return fn<int32_t>(__VA_ARGS__);                                                                    \
+    case HK_INT64: return fn<int64_t>(__VA_ARGS__);                                                                    \
+    default: return (int)hipErrorInvalidValue;                                                                         \
+    }
+
+// ---- integer semantics: two's complement wrap-around, computed unsigned so
+// the C++ compiler sees no signed overflow.
+template <typename T> struct hk_unsigned_of;
+template <> struct hk_unsigned_of<int32_t> {
+    typedef uint32_t type;
+};
+template <> struct hk_unsigned_of<int64_t> {
+    typedef uint64_t type;
+};
+
+template <typename T> HK_DEVICE T hk_wrap_add(T a, T b)
+{
+    return a + b;
+}
+template <typename T> HK_DEVICE T hk_wrap_sub(T a, T b)
+{
+    return a - b;
+}
+template <typename T> HK_DEVICE T hk_wrap_mul(T a, T b)
+{
+    return a * b;
+}
+#define HK_WRAPPING_INT(T)                                                                                             \
+    template <> HK_DEVICE T hk_wrap_add<T>(T a, T b)                                                                   \
+    {                                                                                                                  \
+        typedef hk_unsigned_of<T>::type U;                                                                             \
+        return (T)((U)a + (U)b);                                                                                       \
+    }                                                                                                                  \
+    template <> HK_DEVICE T hk_wrap_sub<T>(T a, T b)                                                                   \
+    {                                                                                                                  \
+        typedef hk_unsigned_of<T>::type U;                                                                             \
+        return (T)((U)a - (U)b);                                                                                       \
+    }                                                                                                                  \
+    template <> HK_DEVICE T hk_wrap_mul<T>(T a, T b)                                                                   \
+    {                                                                                                                  \
+        typedef hk_unsigned_of<T>::type U;                                                                             \
+        return (T)((U)a * (U)b);                                                                                       \
+    }
+HK_WRAPPING_INT(int32_t)
+HK_WRAPPING_INT(int64_t)
+
+// Floats divide; integers floor-divide as NumPy's floor_divide does:
+// x // 0 == 0 and MIN // -1 == MIN (wraps).
+template <typename T> HK_DEVICE T hk_divide(T a, T b)
+{
+    return a / b;
+}
+#define HK_FLOOR_DIVIDE_INT(T)                                                                                         \
+    template <> HK_DEVICE T hk_divide<T>(T a, T b)                                                                     \
+    {                                                                                                                  \
+        if (b == 0)                                                                                                    \
+            return 0;                                                                                                  \
+        if (b == -1)                                                                                                   \
+            return hk_wrap_sub<T>(0, a);                                                                               \
+        T q = a / b;                                                                                                   \
+        if ((a % b != 0) && ((a < 0) != (b < 0)))                                                                      \
+            q -= 1;                                                                                                    \
+        return q;                                                                                                      \
+    }
+HK_FLOOR_DIVIDE_INT(int32_t)
+HK_FLOOR_DIVIDE_INT(int64_t)
+
+// start + i * step: float32 in double so large i stays exact, as NumPy's arange.
+template <typename T> HK_DEVICE T hk_iota_value(T start, T step, size_t i)
+{
+    return start + (T)i * step;
+}
+template <> HK_DEVICE float hk_iota_value<float>(float start, float step, size_t i)
+{
+    return (float)((double)start + (double)i * (double)step);
+}
+#define HK_IOTA_INT(T)                                                                                                 \
+    template <> HK_DEVICE T hk_iota_value<T>(T start, T step, size_t i)                                                \
+    {                                                                                                                  \
+        return hk_wrap_add<T>(start, hk_wrap_mul<T>((T)i, step));                                                      \
+    }
+HK_IOTA_INT(int32_t)
+HK_IOTA_INT(int64_t)
+
 
 namespace
 {

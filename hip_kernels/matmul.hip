@@ -16,9 +16,9 @@
 // batch strides of 0 included) run along the grid's z dimension; tiles are ordered in groups of
 // 8 tile rows so that blocks running together share a and b in L2.
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels_matmul.h"
-#include "launch.h"
+#include "common/launch.h"
 
 namespace
 {

@@ -4,9 +4,9 @@
 // when whole rows after the axis are contiguous. RAISE's index check runs before, in a separate pass
 // (take.hip's check kernel, launched by the backend), so nothing is written when an index is bad.
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels_matmul.h"
-#include "launch.h"
+#include "common/launch.h"
 
 namespace
 {

@@ -3,9 +3,9 @@
 // element gets; here one thread computes one Philox block per loop step and
 // writes the E = 16 / sizeof(T) elements made from it.
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels.h"
-#include "launch.h"
+#include "common/launch.h"
 
 namespace
 {

@@ -2,9 +2,9 @@
 // (16-byte loads where aligned) into one partial; pass two: one block reduces
 // the partials. Two launches on one stream, no atomics, deterministic order.
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels.h"
-#include "launch.h"
+#include "common/launch.h"
 
 namespace
 {

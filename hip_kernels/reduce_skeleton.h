@@ -46,8 +46,8 @@
 // device names used here and HKR_LAUNCH itself.
 #if !defined(HKR_EMULATION)
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
-#include "launch.h"
+#include "common/hipkit_device.h"
+#include "common/launch.h"
 #if defined(HIPKIT_PLATFORM_NVIDIA)
 #include <cuda_fp16.h>
 #else

@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels_scan_sort.h"
-#include "launch.h"
+#include "common/launch.h"
 #include "scan_sort_device.h"
 
 #if defined(HIPKIT_PLATFORM_NVIDIA)

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 
 namespace hk_ss
 {

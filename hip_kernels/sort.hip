@@ -31,9 +31,9 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels_scan_sort.h"
-#include "launch.h"
+#include "common/launch.h"
 #include "scan_sort_device.h"
 
 namespace

@@ -4,9 +4,9 @@
 // of each mode is one device function; RAISE checks every index first in a separate pass, so the
 // gather never reads outside `in`.
 #include "gpu/gpu.h"
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 #include "kernels_matmul.h"
-#include "launch.h"
+#include "common/launch.h"
 
 namespace
 {

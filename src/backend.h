@@ -9,7 +9,7 @@
 #include "internal.h"
 
 struct hkk_layout; /* hip_kernels/kernels.h */
-struct hkk_ew_call; /* hip_kernels/kernels_elementwise.h */
+struct hkk_ew_call; /* hip_kernels/elementwise/elementwise.h */
 struct hkk_scan_args; /* hip_kernels/kernels_scan_sort.h */
 struct hkk_sort_args;
 struct hkk_matmul_args; /* hip_kernels/kernels_matmul.h */
@@ -50,7 +50,7 @@ typedef struct hk__backend {
     hk_status (*copy_array)(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
                             void *dst, size_t n, const struct hkk_layout *layout);
     /* elementwise (issue 3): one validated, coalesced hk_elementwise call
-     * (struct hkk_ew_call of hip_kernels/kernels_elementwise.h) */
+     * (struct hkk_ew_call of hip_kernels/elementwise/elementwise.h) */
     hk_status (*elementwise)(const char *fn, void *stream, const struct hkk_ew_call *call);
     /* scan_sort (issue 3): hk_scan and hk_sort, arguments validated (src/scan_sort.c) */
     hk_status (*scan)(const char *fn, void *stream, const struct hkk_scan_args *args);

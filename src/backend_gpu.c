@@ -1,7 +1,7 @@
 /* backend_gpu.c: the GPU device kind: vendor memory, copies, stream ordering
  * and the built-in kernels of hip_kernels/, each call's status checked. */
 #include "../hip_kernels/kernels.h"
-#include "../hip_kernels/kernels_elementwise.h"
+#include "../hip_kernels/elementwise/elementwise.h"
 #include "../hip_kernels/kernels_reduce.h"
 #include "backend.h"
 #include "gpu/gpu.h"

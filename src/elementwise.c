@@ -1,107 +1,18 @@
 /* elementwise.c: hk_elementwise, NumPy's elementwise functions over N-d
- * strided views: validation of the op, dtypes, views, broadcasting, host
- * scalars and overlap; then the layout the kernels walk (negative strides of
- * out flipped, dimensions ordered by out's strides, neighbours merged), and
- * the dispatch to the current device's backend. */
+ * strided views: validation of the op, dtypes (from the op table), views,
+ * broadcasting, host scalars and overlap; then the layout the kernels walk
+ * (negative strides of out flipped, dimensions ordered by out's strides,
+ * neighbours merged), and the dispatch to the current device's kind. Calls
+ * whose operands are all C-contiguous and of out's shape take a short path
+ * to the same kernels. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../hip_kernels/kernels_elementwise.h"
+#include "../hip_kernels/elementwise/elementwise.h"
 #include "backend.h"
 #include "internal.h"
+#include "op_table.h"
 #include "view_check.h"
-
-static const char *const op_names[HK_OP_COUNT] = {
-    "add",         "subtract",   "multiply",    "divide",      "floor_divide",
-    "remainder",   "power",      "minimum",     "maximum",     "equal",
-    "not_equal",   "less",       "less_equal",  "greater",     "greater_equal",
-    "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "negative",   "absolute",    "logical_not", "bitwise_invert",
-    "exp",         "log",        "log2",        "log1p",       "expm1",
-    "sqrt",        "sin",        "cos",         "tan",         "tanh",
-    "erf",         "floor",      "ceil",        "rint",        "isnan",
-    "isinf",       "isfinite",   "where",       "clip",
-};
-
-#define DT(d) (1u << (d))
-#define DT_ALL 0x3FFu
-#define DT_FLOATS (DT(HK_FLOAT16) | DT(HK_FLOAT32) | DT(HK_FLOAT64))
-#define DT_NUMERIC (DT_ALL & ~DT(HK_BOOL))
-#define DT_INTEGERS (DT_ALL & ~DT_FLOATS) /* bool and the integers */
-
-/* Dtypes T each op accepts (see hipkit.h). */
-static unsigned op_dtypes(hk_op op)
-{
-    switch (op) {
-    case HK_OP_SUBTRACT:
-    case HK_OP_NEGATIVE:
-    case HK_OP_FLOOR_DIVIDE:
-    case HK_OP_REMAINDER:
-    case HK_OP_POWER: return DT_NUMERIC;
-    case HK_OP_DIVIDE:
-    case HK_OP_EXP:
-    case HK_OP_LOG:
-    case HK_OP_LOG2:
-    case HK_OP_LOG1P:
-    case HK_OP_EXPM1:
-    case HK_OP_SQRT:
-    case HK_OP_SIN:
-    case HK_OP_COS:
-    case HK_OP_TAN:
-    case HK_OP_TANH:
-    case HK_OP_ERF: return DT_FLOATS;
-    case HK_OP_BITWISE_AND:
-    case HK_OP_BITWISE_OR:
-    case HK_OP_BITWISE_XOR:
-    case HK_OP_BITWISE_INVERT: return DT_INTEGERS;
-    default: return DT_ALL;
-    }
-}
-
-static bool op_gives_bool(hk_op op)
-{
-    return (op >= HK_OP_EQUAL && op <= HK_OP_LOGICAL_XOR) || op == HK_OP_LOGICAL_NOT || op == HK_OP_ISNAN ||
-           op == HK_OP_ISINF || op == HK_OP_ISFINITE;
-}
-
-static int op_inputs(hk_op op)
-{
-    if (op <= HK_OP_BITWISE_XOR)
-        return 2;
-    return op >= HK_OP_WHERE ? 3 : 1;
-}
-
-const char *hk_op_name(hk_op op)
-{
-    return (unsigned)op < HK_OP_COUNT ? op_names[op] : "invalid";
-}
-
-hk_status hk_op_arity(hk_op op, int *inputs)
-{
-    static const char fn[] = "hk_op_arity";
-    if (!inputs)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "inputs must not be NULL");
-    if ((unsigned)op >= HK_OP_COUNT)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "op %d is not a hk_op (0..%d)", (int)op, HK_OP_COUNT - 1);
-    *inputs = op_inputs(op);
-    return hk__ok();
-}
-
-/* "float16, float32, float64" for a dtype mask. */
-static const char *dtype_list(unsigned mask, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int d = 0; d <= HK_FLOAT64; d++) {
-        if (!(mask & DT(d)))
-            continue;
-        int w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", hk_dtype_name((hk_dtype)d));
-        if (w < 0 || (size_t)w >= size - used)
-            break;
-        used += (size_t)w;
-    }
-    return buf;
-}
 
 /* ---- the layout the kernels walk */
 
@@ -155,13 +66,113 @@ static void elementwise_layout(int ndim, const int64_t *shape, int64_t (*strides
     call->ndim = n;
 }
 
+/* The dtypes: T from in[1] for a bool-condition op (where), in[0] otherwise; every other input T, the
+ * condition bool; T in the op's mask; out T, or bool where the rule says. Records the error. */
+static hk_status check_dtypes(const char *fn, const hk_op_info *row, const hk_array *inputs, const hk_array *out,
+                              hk_dtype *t_out)
+{
+    const int t_index = row->rule == HK_RULE_WHERE ? 1 : 0;
+    const hk_dtype t = inputs[t_index].dtype;
+    if (t_index == 1 && inputs[0].dtype != HK_BOOL)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s's condition inputs[0] is %s; it must be bool", row->name,
+                        hk_dtype_name(inputs[0].dtype));
+    for (int k = t_index + 1; k < row->arity; k++)
+        if (inputs[k].dtype != t)
+            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                            "inputs[%d] is %s but inputs[%d] is %s; %s needs inputs of one dtype (cast with "
+                            "hk_copy_array first)",
+                            k, hk_dtype_name(inputs[k].dtype), t_index, hk_dtype_name(t), row->name);
+    if (!(row->dtypes & HK_DTYPE_BIT(t))) {
+        char list[128];
+        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s is not supported for %s (it supports %s)", row->name,
+                        hk_dtype_name(t), hk__dtype_list(row->dtypes, list, sizeof list));
+    }
+    const hk_dtype out_dtype = hk__op_gives_bool(row) ? HK_BOOL : t;
+    if (out->dtype != out_dtype)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out is %s, but %s of %s gives %s", hk_dtype_name(out->dtype),
+                        row->name, hk_dtype_name(t), hk_dtype_name(out_dtype));
+    *t_out = t;
+    return HK_SUCCESS;
+}
+
+/* A host scalar's bytes into call->scalar[k] (bool: 0 or 1). */
+static void take_scalar(hkk_ew_call *call, int k, const hk_array *in)
+{
+    size_t item;
+    (void)hk_dtype_size(in->dtype, &item);
+    call->scalar_mask |= 1u << k;
+    memcpy(&call->scalar[k], in->data, item);
+    if (in->dtype == HK_BOOL) /* any non-zero byte is true; true is stored as 1 */
+        call->scalar[k] = call->scalar[k] != 0;
+}
+
+static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *call)
+{
+    HK_TRY(hk__require_gpu(fn));
+    hk_status s = hk__backend_current()->elementwise(fn, vendor_stream, call);
+    return s == HK_SUCCESS ? hk__ok() : s;
+}
+
+/* The short path: every device operand C-contiguous with out's shape and a known dtype, aligned, inside the
+ * address space; host scalars present; inputs equal to out or apart from it; at least one element. Fills
+ * `call` as one flat dimension and returns true; false sends the call to the general path, which checks
+ * everything again and words any error. */
+static bool contiguous_call(const hk_array *inputs, int arity, const hk_array *out, hkk_ew_call *call)
+{
+    const int ndim = out->ndim;
+    size_t item, n = 1;
+    if (ndim < 0 || ndim > HK_MAX_DIMS || hk_dtype_size(out->dtype, &item) != HK_SUCCESS || !out->data)
+        return false;
+    for (int k = ndim - 1; k >= 0; k--) {
+        const int64_t e = out->shape[k];
+        if (e <= 0 || (e > 1 && out->strides[k] != (int64_t)n) || hk__mul_overflows(n, (size_t)e, &n))
+            return false;
+    }
+    const uintptr_t begin = (uintptr_t)out->data;
+    size_t bytes;
+    if (n > ((size_t)1 << 62) || hk__mul_overflows(n, item, &bytes) || begin % item || begin > UINTPTR_MAX - bytes)
+        return false;
+    memset(call, 0, sizeof *call);
+    for (int k = 0; k < arity; k++) {
+        const hk_array *in = &inputs[k];
+        size_t in_item;
+        if (hk_dtype_size(in->dtype, &in_item) != HK_SUCCESS || !in->data)
+            return false;
+        if (in->ndim == HK_HOST_SCALAR) {
+            take_scalar(call, k, in);
+            continue;
+        }
+        if (in->ndim != ndim)
+            return false;
+        for (int d = 0; d < ndim; d++)
+            if (in->shape[d] != out->shape[d] || (in->shape[d] > 1 && in->strides[d] != out->strides[d]))
+                return false;
+        const uintptr_t first = (uintptr_t)in->data;
+        const size_t in_bytes = n * in_item; /* <= bytes * 8: no overflow past the check above for 8-byte out */
+        if (in_bytes / in_item != n || first % in_item || first > UINTPTR_MAX - in_bytes)
+            return false;
+        const bool apart = first + in_bytes <= begin || begin + bytes <= first;
+        if (!apart && !(in->data == out->data && in->dtype == out->dtype))
+            return false;
+        call->in[k] = in->data;
+        call->strides[1 + k][0] = 1;
+    }
+    call->n = n;
+    call->out = out->data;
+    call->ndim = 1;
+    call->shape[0] = (int64_t)n;
+    call->strides[0][0] = 1;
+    return true;
+}
+
 hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const hk_array *out, hk_stream stream)
 {
     static const char fn[] = "hk_elementwise";
-    if ((unsigned)op >= HK_OP_COUNT)
+    const hk_op_info *row = hk__op_row(op);
+    if (!row)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "op %d is not a hk_op (0..%d)", (int)op, HK_OP_COUNT - 1);
-    const char *name = op_names[op];
-    const int arity = op_inputs(op);
+    const char *name = row->name;
+    const int arity = row->arity;
     if (n_inputs != arity)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s takes %d input%s, but n_inputs is %d", name, arity,
                         arity == 1 ? "" : "s", n_inputs);
@@ -169,10 +180,23 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "inputs must not be NULL (%s takes %d)", name, arity);
     if (!out)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out must not be NULL");
+
+    hkk_ew_call call;
+    hk_dtype t;
+    void *vendor_stream = NULL;
+    if (contiguous_call(inputs, arity, out, &call)) {
+        HK_TRY(check_dtypes(fn, row, inputs, out, &t));
+        if (stream)
+            HK_TRY(hk__resolve_stream(fn, stream, &vendor_stream));
+        call.op = op;
+        call.dtype = t;
+        call.n_inputs = arity;
+        return launch(fn, vendor_stream, &call);
+    }
+
     if (out->ndim == HK_HOST_SCALAR)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                         "out.ndim is HK_HOST_SCALAR; out must be a device view (a 0-d array for one element)");
-
     size_t n_out, n_in;
     uintptr_t out_first, out_last, first[3] = {0}, last[3] = {0};
     HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_HOST_SCALAR_HINT, &n_out, &out_first, &out_last));
@@ -192,29 +216,7 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
         }
         HK_TRY(hk__check_view(fn, in_names[k], in, HK__VIEW_HOST_SCALAR_HINT, &n_in, &first[k], &last[k]));
     }
-
-    /* dtypes: T from in[1] for where, in[0] otherwise; all inputs T (where: condition bool) */
-    const int t_index = op == HK_OP_WHERE ? 1 : 0;
-    const hk_dtype t = inputs[t_index].dtype;
-    if (op == HK_OP_WHERE && inputs[0].dtype != HK_BOOL)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "where's condition inputs[0] is %s; it must be bool",
-                        hk_dtype_name(inputs[0].dtype));
-    for (int k = t_index + 1; k < arity; k++)
-        if (inputs[k].dtype != t)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                            "inputs[%d] is %s but inputs[%d] is %s; %s needs inputs of one dtype (cast with "
-                            "hk_copy_array first)",
-                            k, hk_dtype_name(inputs[k].dtype), t_index, hk_dtype_name(t), name);
-    const unsigned supported = op_dtypes(op);
-    if (!(supported & DT(t))) {
-        char list[128];
-        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s is not supported for %s (it supports %s)", name,
-                        hk_dtype_name(t), dtype_list(supported, list, sizeof list));
-    }
-    const hk_dtype out_dtype = op_gives_bool(op) ? HK_BOOL : t;
-    if (out->dtype != out_dtype)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out is %s, but %s of %s gives %s", hk_dtype_name(out->dtype),
-                        name, hk_dtype_name(t), hk_dtype_name(out_dtype));
+    HK_TRY(check_dtypes(fn, row, inputs, out, &t));
 
     for (int k = 0; k < out->ndim && n_out > 0; k++)
         if (out->strides[k] == 0 && out->shape[k] > 1)
@@ -234,7 +236,6 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
             HK_TRY(hk__broadcast(fn, in_names[k], &inputs[k], "out", out, "; inputs broadcast to out's shape",
                                  strides[1 + k]));
 
-    void *vendor_stream = NULL;
     if (stream)
         HK_TRY(hk__resolve_stream(fn, stream, &vendor_stream));
     if (n_out == 0)
@@ -254,38 +255,15 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
                             "separate output",
                             in_names[k]);
     }
-    HK_TRY(hk__require_gpu(fn));
 
-    hkk_ew_call call;
     memset(&call, 0, sizeof call);
     call.op = op;
     call.dtype = t;
     call.n_inputs = arity;
     call.n = n_out;
-    for (int k = 0; k < arity; k++) {
-        if (inputs[k].ndim == HK_HOST_SCALAR) {
-            size_t item;
-            (void)hk_dtype_size(inputs[k].dtype, &item);
-            call.scalar_mask |= 1u << k;
-            memcpy(&call.scalar[k], inputs[k].data, item);
-            if (inputs[k].dtype == HK_BOOL) /* any non-zero byte is true; true is stored as 1 */
-                call.scalar[k] = call.scalar[k] != 0;
-        }
-    }
-    /* Ops that are the identity for T run as a copy; isnan and friends of
-     * integers as a fill from a host scalar. */
-    const bool is_float = (DT(t) & DT_FLOATS) != 0;
-    const bool is_unsigned = t == HK_BOOL || t == HK_UINT8 || t == HK_UINT32 || t == HK_UINT64;
-    if (!is_float &&
-        (op == HK_OP_FLOOR || op == HK_OP_CEIL || op == HK_OP_RINT || (op == HK_OP_ABSOLUTE && is_unsigned)))
-        call.op = HKK_EW_COPY;
-    if (!is_float && (op == HK_OP_ISNAN || op == HK_OP_ISINF || op == HK_OP_ISFINITE)) {
-        call.op = HKK_EW_COPY;
-        call.dtype = HK_BOOL;
-        call.scalar_mask = 1u;
-        call.scalar[0] = op == HK_OP_ISFINITE ? 1u : 0u;
-        memset(strides[1], 0, sizeof strides[1]);
-    }
+    for (int k = 0; k < arity; k++)
+        if (inputs[k].ndim == HK_HOST_SCALAR)
+            take_scalar(&call, k, &inputs[k]);
 
     int64_t base[4] = {0, 0, 0, 0};
     elementwise_layout(out->ndim, out->shape, strides, 1 + arity, base, &call);
@@ -298,6 +276,5 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
         (void)hk_dtype_size(inputs[k].dtype, &item);
         call.in[k] = (const char *)inputs[k].data + base[1 + k] * (int64_t)item;
     }
-    hk_status s = hk__backend_current()->elementwise(fn, vendor_stream, &call);
-    return s == HK_SUCCESS ? hk__ok() : s;
+    return launch(fn, vendor_stream, &call);
 }

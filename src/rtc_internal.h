@@ -22,7 +22,7 @@ int hk__parse_kernel_params(const char *source, const char *name, hk_arg_type *t
 /* The program behind a handle, or NULL with HK_ERROR_INVALID_HANDLE recorded. */
 hk__program *hk__program_lookup(const char *fn, hk_program program);
 
-/* The device prelude's text (generated from hip_kernels/hipkit_device.h). */
+/* The device prelude's text (generated from hip_kernels/common/hipkit_device.h). */
 extern const char hk__prelude_source[];
 
 #endif

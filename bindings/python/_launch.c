@@ -17,8 +17,9 @@
 
 static PyObject *address_name; /* "_hk_address", interned */
 static PyObject *ndarray_type; /* hipkit.ndarray, given by configure() */
+static PyObject *bool_dtype;   /* numpy.dtype(bool), given by configure(): the dtype of comparisons' results */
 static PyObject *n_dtype, *n_shape, *n_contiguous, *n_size, *n_nbytes, *n_device; /* interned attribute names */
-static PyObject *stream_name;  /* "_hk_stream", interned: a hipkit.Stream's handle as an int */
+static PyObject *stream_name; /* "_hk_stream", interned: a hipkit.Stream's handle as an int */
 
 static int dimension(PyObject *value, hk_dim3 *out)
 {
@@ -239,7 +240,8 @@ static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
  * current device. 0 when it is not (the caller's Python path decides). */
 typedef struct operand {
     long dtype;
-    PyObject *shape; /* borrowed from the object, valid while it lives */
+    unsigned long long item; /* bytes per element */
+    PyObject *shape;         /* borrowed from the object, valid while it lives */
     unsigned long long address, nbytes;
     PyObject *object; /* the array itself (borrowed) */
 } operand;
@@ -337,7 +339,11 @@ static int get_operand(PyObject *x, int device, operand *out)
     const Meta *meta = (const Meta *)m;
     if (!meta->contiguous || meta->device != device)
         return 0;
+    size_t item = 0;
+    if (hk_dtype_size((hk_dtype)meta->dtype, &item) != HK_SUCCESS || item == 0)
+        return 0;
     out->dtype = meta->dtype;
+    out->item = item;
     out->shape = meta->shape;
     out->address = meta->address;
     out->nbytes = meta->nbytes;
@@ -353,12 +359,15 @@ static int overlaps_partly(const operand *x, const operand *y)
 
 /* ---- elementwise binary ops on hipkit arrays without Python frames
  *
- * fast_binary(op, dtype_mask, mode, fallback) makes a callable for
- * hipkit.add & co. (mode 0: (x1, x2, out=None, stream=None)), for ndarray's
- * operators (mode 1: (self, other)) and in-place operators (mode 2: out is
- * self). The case handled: hk_binary on C-contiguous hipkit arrays of one
- * shape and one dtype (its bit set in dtype_mask) on the current device, the
- * output either identical to an input or apart from both; or a new output:
+ * fast_binary(op, dtype_mask, gives_bool, mode, fallback) makes a callable
+ * for hipkit.add & co. (mode 0: (x1, x2, out=None, stream=None)), for
+ * ndarray's operators (mode 1: (self, other)) and in-place operators (mode
+ * 2: out is self), from the op's row of the op table (hk_op_get_info: its
+ * hk_op, the dtypes its kernel takes, whether its result is bool). The case
+ * handled: hk_elementwise on C-contiguous hipkit arrays of one shape and one
+ * dtype (its bit set in dtype_mask) on the current device, where NumPy's
+ * result dtype is that dtype (or bool), passed as 1-d views; the output
+ * either identical to an input or apart from both; or a new output:
  * the memory comes from hk_malloc and the new array is built here, owning it
  * through an Owner (freed when the array and its views are gone); its cffi
  * pointer (_data) is made on first use from _hk_address (hipkit/array.py).
@@ -392,18 +401,18 @@ static PyTypeObject owner_type = {
 typedef struct {
     PyObject_HEAD vectorcallfunc vectorcall;
     long op, mask;
-    int mode;
+    int mode, gives_bool;
     PyObject *fallback;
     PyObject *dict; /* __name__, __doc__, __wrapped__ ... (functools.update_wrapper) */
 } FastBinary;
 
 static PyObject *n_out, *n_stream, *n_el_strides, *n_offset, *n_owner, *n_dtype_np, *zero;
 
-/* A new C-contiguous hipkit.ndarray shaped like `a`, at ptr (owned). NULL on a
- * Python error. Its attributes go straight into its __dict__ (what setattr
- * does for them: none is a data descriptor), dtype, size, nbytes and device
- * copied from `a`'s. */
-static PyObject *new_array(const operand *a, int device, void *ptr)
+/* A new C-contiguous hipkit.ndarray shaped like `a`, at ptr (owned), of a's
+ * dtype or bool (as_bool). NULL on a Python error. Its attributes go straight
+ * into its __dict__ (what setattr does for them: none is a data descriptor),
+ * size and device copied from `a`'s. */
+static PyObject *new_array(const operand *a, int device, void *ptr, int as_bool)
 {
     PyTypeObject *type = (PyTypeObject *)ndarray_type;
     PyObject *result = type->tp_alloc(type, 0);
@@ -428,15 +437,24 @@ static PyObject *new_array(const operand *a, int device, void *ptr)
     PyObject *address = PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)ptr);
     PyObject *from = PyObject_GenericGetDict(a->object, NULL), *to = PyObject_GenericGetDict(result, NULL);
     int bad = !strides || !address || !from || !to;
-    PyObject *const copied[] = {n_dtype_np, n_size, n_nbytes, n_dtype, n_device};
-    for (size_t k = 0; !bad && k < sizeof copied / sizeof copied[0]; k++) {
+    PyObject *const copied[] = {n_size, n_device, n_dtype_np, n_nbytes, n_dtype};
+    const size_t same = as_bool ? 2 : 5; /* a bool result takes its own dtype, nbytes and code */
+    for (size_t k = 0; !bad && k < same; k++) {
         PyObject *value = PyDict_GetItemWithError(from, copied[k]);
         bad = !value || PyDict_SetItem(to, copied[k], value) < 0;
     }
-    bad = bad || PyDict_SetItem(to, n_owner, (PyObject *)owner) < 0 || PyDict_SetItem(to, n_shape, a->shape) < 0 ||
-          PyDict_SetItem(to, n_el_strides, strides) < 0 || PyDict_SetItem(to, n_contiguous, Py_True) < 0 ||
-          PyDict_SetItem(to, n_offset, zero) < 0 || PyDict_SetItem(to, address_name, address) < 0 ||
-          !store_meta(to, a->dtype, device, 1, (unsigned long long)(uintptr_t)ptr, a->nbytes, a->shape);
+    const unsigned long long nbytes = as_bool ? a->nbytes / a->item : a->nbytes;
+    if (!bad && as_bool) {
+        PyObject *size = PyDict_GetItemWithError(from, n_size), *code = PyLong_FromLong(HK_BOOL);
+        bad = !size || !code || PyDict_SetItem(to, n_dtype_np, bool_dtype) < 0 ||
+              PyDict_SetItem(to, n_nbytes, size) < 0 || PyDict_SetItem(to, n_dtype, code) < 0;
+        Py_XDECREF(code);
+    }
+    bad =
+        bad || PyDict_SetItem(to, n_owner, (PyObject *)owner) < 0 || PyDict_SetItem(to, n_shape, a->shape) < 0 ||
+        PyDict_SetItem(to, n_el_strides, strides) < 0 || PyDict_SetItem(to, n_contiguous, Py_True) < 0 ||
+        PyDict_SetItem(to, n_offset, zero) < 0 || PyDict_SetItem(to, address_name, address) < 0 ||
+        !store_meta(to, as_bool ? HK_BOOL : a->dtype, device, 1, (unsigned long long)(uintptr_t)ptr, nbytes, a->shape);
     if (bad && !PyErr_Occurred())
         PyErr_SetString(PyExc_RuntimeError, "hipkit: an array attribute is missing");
     Py_DECREF(owner); /* the array holds it now (or, on failure, nothing does and it frees ptr) */
@@ -449,6 +467,19 @@ static PyObject *new_array(const operand *a, int device, void *ptr)
         return NULL;
     }
     return result;
+}
+
+/* A 1-d hk_array of n elements at address. */
+static hk_array flat_view(unsigned long long address, long dtype, unsigned long long n)
+{
+    hk_array v;
+    memset(&v, 0, sizeof v);
+    v.data = (void *)(uintptr_t)address;
+    v.dtype = (hk_dtype)dtype;
+    v.ndim = 1;
+    v.shape[0] = (int64_t)n;
+    v.strides[0] = 1;
+    return v;
 }
 
 /* The fast case, or NULL without an error set when it does not apply or fails. */
@@ -464,29 +495,31 @@ static PyObject *fast_case(FastBinary *f, PyObject *x1, PyObject *x2, PyObject *
         goto not_here;
     if (a.shape != b.shape && PyObject_RichCompareBool(a.shape, b.shape, Py_EQ) != 1)
         goto not_here;
-    if (out && (o.dtype != a.dtype || overlaps_partly(&a, &o) || overlaps_partly(&b, &o) ||
+    const long out_dtype = f->gives_bool ? HK_BOOL : a.dtype;
+    if (out && (o.dtype != out_dtype || overlaps_partly(&a, &o) || overlaps_partly(&b, &o) ||
                 (o.shape != a.shape && PyObject_RichCompareBool(a.shape, o.shape, Py_EQ) != 1)))
         goto not_here;
     int stream_ok = 0;
     void *stream = stream_handle(stream_object, &stream_ok);
     if (!stream_ok || PyErr_Occurred())
         goto not_here;
-    size_t n = a.nbytes / (a.dtype == HK_FLOAT64 || a.dtype == HK_INT64 ? 8 : 4);
+    const unsigned long long n = a.nbytes / a.item;
+    const hk_array in[2] = {flat_view(a.address, a.dtype, n), flat_view(b.address, b.dtype, n)};
     if (out) {
-        if (hk_binary((hk_binary_op)f->op, (hk_dtype)a.dtype, n, (const void *)(uintptr_t)a.address,
-                      (const void *)(uintptr_t)b.address, (void *)(uintptr_t)o.address, (hk_stream)stream) != HK_SUCCESS)
+        const hk_array target = flat_view(o.address, out_dtype, n);
+        if (hk_elementwise((hk_op)f->op, in, 2, &target, (hk_stream)stream) != HK_SUCCESS)
             goto not_here; /* the fallback repeats it and raises the library's error */
         return Py_NewRef(out);
     }
     void *ptr = NULL;
-    if (hk_malloc(&ptr, a.nbytes) != HK_SUCCESS)
+    if (hk_malloc(&ptr, f->gives_bool ? n : a.nbytes) != HK_SUCCESS)
         goto not_here; /* the fallback allocates again: OutOfMemoryError with the pool's figures */
-    if (hk_binary((hk_binary_op)f->op, (hk_dtype)a.dtype, n, (const void *)(uintptr_t)a.address,
-                  (const void *)(uintptr_t)b.address, ptr, (hk_stream)stream) != HK_SUCCESS) {
+    const hk_array target = flat_view((unsigned long long)(uintptr_t)ptr, out_dtype, n);
+    if (hk_elementwise((hk_op)f->op, in, 2, &target, (hk_stream)stream) != HK_SUCCESS) {
         (void)hk_free(ptr);
         goto not_here;
     }
-    PyObject *result = new_array(&a, device, ptr);
+    PyObject *result = new_array(&a, device, ptr, f->gives_bool);
     if (!result) { /* a Python error (no memory): the kernel may still write ptr */
         PyObject *type, *value, *trace;
         PyErr_Fetch(&type, &value, &trace);
@@ -593,16 +626,16 @@ static PyTypeObject fast_binary_type = {
     .tp_getset = fast_binary_getset,
 };
 
-/* fast_binary(op, dtype_mask, mode, fallback) -> a FastBinary. */
+/* fast_binary(op, dtype_mask, gives_bool, mode, fallback) -> a FastBinary. */
 static PyObject *fast_binary(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
 {
     (void)self;
-    if (argc != 4 || !PyLong_CheckExact(argv[0]) || !PyLong_CheckExact(argv[1]) || !PyLong_CheckExact(argv[2]) ||
-        !PyCallable_Check(argv[3])) {
-        PyErr_SetString(PyExc_TypeError, "fast_binary(op, dtype_mask, mode, fallback)");
+    if (argc != 5 || !PyLong_CheckExact(argv[0]) || !PyLong_CheckExact(argv[1]) || !PyLong_CheckExact(argv[2]) ||
+        !PyLong_CheckExact(argv[3]) || !PyCallable_Check(argv[4])) {
+        PyErr_SetString(PyExc_TypeError, "fast_binary(op, dtype_mask, gives_bool, mode, fallback)");
         return NULL;
     }
-    long mode = PyLong_AsLong(argv[2]);
+    long mode = PyLong_AsLong(argv[3]);
     if (mode < 0 || mode > 2) {
         PyErr_SetString(PyExc_ValueError, "fast_binary: mode is 0 (function), 1 (operator) or 2 (in place)");
         return NULL;
@@ -613,8 +646,9 @@ static PyObject *fast_binary(PyObject *self, PyObject *const *argv, Py_ssize_t a
     f->vectorcall = fast_binary_call;
     f->op = PyLong_AsLong(argv[0]);
     f->mask = PyLong_AsLong(argv[1]);
+    f->gives_bool = PyObject_IsTrue(argv[2]) == 1;
     f->mode = (int)mode;
-    f->fallback = Py_NewRef(argv[3]);
+    f->fallback = Py_NewRef(argv[4]);
     f->dict = NULL;
     PyObject_GC_Track((PyObject *)f);
     return (PyObject *)f;
@@ -630,15 +664,17 @@ static PyObject *set_exiting(PyObject *self, PyObject *const *argv, Py_ssize_t a
     Py_RETURN_NONE;
 }
 
-/* configure(ndarray): the array class fast_binary() accepts. */
+/* configure(ndarray, bool_dtype): the array class fast_binary() accepts, and
+ * numpy.dtype(bool) for the arrays it makes from comparisons. */
 static PyObject *configure(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
 {
     (void)self;
-    if (argc != 1 || !PyType_Check(argv[0])) {
-        PyErr_SetString(PyExc_TypeError, "configure(ndarray_class)");
+    if (argc != 2 || !PyType_Check(argv[0])) {
+        PyErr_SetString(PyExc_TypeError, "configure(ndarray_class, bool_dtype)");
         return NULL;
     }
     Py_XSETREF(ndarray_type, Py_NewRef(argv[0]));
+    Py_XSETREF(bool_dtype, Py_NewRef(argv[1]));
     Py_RETURN_NONE;
 }
 
@@ -670,9 +706,10 @@ static PyMethodDef methods[] = {
     {"current_device", current_device, METH_NOARGS, "The calling thread's hipkit device (hk_device_get)."},
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Packed kernel launch (see _launch.c)."},
     {"pack", (PyCFunction)(void (*)(void))pack_only, METH_FASTCALL, "The packed arguments (for tests)."},
-    {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL, "Set the hipkit.ndarray class."},
+    {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
+     "Set the hipkit.ndarray class and numpy's bool dtype."},
     {"fast_binary", (PyCFunction)(void (*)(void))fast_binary, METH_FASTCALL,
-     "fast_binary(op, dtype_mask, mode, fallback): an elementwise op with its common case in C."},
+     "fast_binary(op, dtype_mask, gives_bool, mode, fallback): an elementwise op with its common case in C."},
     {"exiting", (PyCFunction)(void (*)(void))set_exiting, METH_FASTCALL,
      "Interpreter exit: memory of arrays made here is left to the process exit."},
     {NULL, NULL, 0, NULL},

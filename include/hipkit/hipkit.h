@@ -301,62 +301,170 @@ typedef struct hk_array {
  * through a temporary. */
 HK_API hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stream);
 
-/* ---- elementwise (issue 3) */
+/* ------------------------------------------------------- elementwise ops */
 
-/* NumPy's elementwise functions (ufuncs) over N-d strided views. */
+/* Dtype masks: bit d set for hk_dtype d. */
+#define HK_DTYPE_BIT(d) (1u << (d))
+#define HK_DTYPES_ALL 0x3FFu
+#define HK_DTYPES_FLOAT (HK_DTYPE_BIT(HK_FLOAT16) | HK_DTYPE_BIT(HK_FLOAT32) | HK_DTYPE_BIT(HK_FLOAT64))
+#define HK_DTYPES_NUMERIC (HK_DTYPES_ALL & ~HK_DTYPE_BIT(HK_BOOL)) /* all but bool */
+#define HK_DTYPES_INTEGER (HK_DTYPES_ALL & ~HK_DTYPES_FLOAT)       /* bool and the integers */
+#define HK_DTYPES_INT (HK_DTYPES_INTEGER & ~HK_DTYPE_BIT(HK_BOOL)) /* the integers */
+
+/* How an op's result dtype follows from its inputs (NumPy's ufunc loops; the promotion of mixed inputs to one
+ * dtype T comes first and is the caller's: hipkit's Python layer does it as NumPy 2 does). hk_elementwise takes
+ * inputs of T itself, T in the op's dtype mask; the result is T except where a rule says bool. */
+typedef enum hk_op_rule {
+    HK_RULE_SAME = 0,             /* T -> T */
+    HK_RULE_NO_BOOL = 1,          /* T -> T; bool is refused (NumPy raises for - of bools) */
+    HK_RULE_BOOL_AS_INT8 = 2,     /* T -> T; bool computes as int8 */
+    HK_RULE_TRUE_DIVIDE = 3,      /* floats -> themselves; integers -> float64 (int8, uint8: float16 ... as NumPy) */
+    HK_RULE_FLOAT = 4,            /* floats -> themselves; bool, int8, uint8 -> float16; wider integers -> float64 */
+    HK_RULE_FLOAT_TO_BOOL = 5,    /* computed as HK_RULE_FLOAT, the result is bool */
+    HK_RULE_TO_BOOL = 6,          /* T -> bool, any T */
+    HK_RULE_INTEGER = 7,          /* bool and integers -> themselves; floats refused */
+    HK_RULE_INT_BOOL_AS_INT8 = 8, /* integers -> themselves; bool computes as int8; floats refused */
+    HK_RULE_ROUND = 9,            /* floats -> themselves; integers and bool as NumPy's version gives */
+    HK_RULE_WHERE = 10            /* (bool, T, T) -> T */
+} hk_op_rule;
+
+/* The identity of an op as a reduction, where it has one. */
+typedef enum hk_op_identity {
+    HK_IDENTITY_NONE = 0,
+    HK_IDENTITY_ZERO = 1,     /* 0, false */
+    HK_IDENTITY_ONE = 2,      /* 1, true */
+    HK_IDENTITY_ALL_BITS = 3, /* -1: every bit set (true for bool) */
+    HK_IDENTITY_LOWEST = 4,   /* the dtype's lowest value (-inf for floats): maximum's */
+    HK_IDENTITY_HIGHEST = 5   /* the dtype's highest value (+inf for floats): minimum's */
+} hk_op_identity;
+
+/* The op table: every elementwise op, once. Its columns are the enum name (HK_OP_<NAME>), NumPy's name (the
+ * device functor is op_<name>, hip_kernels/common/ops.h), the array API's name ("" where the standard has
+ * none; reciprocal is in its 2024.12 edition), the number of inputs, the dtypes T the kernel takes, the result rule,
+ * the identity, and what the op computes. hk_op_info() returns a row; the C validation, the kernels' dispatch
+ * and the Python functions are all made from this list. Semantics per dtype, beyond the one-line summaries:
+ *  - Integers wrap on overflow (ABSOLUTE and NEGATIVE of the minimum give the minimum; SQUARE wraps); integer
+ *    x // 0, x % 0, fmod(x, 0) and reciprocal(0) give 0; MIN // -1 wraps. REMAINDER has the divisor's sign
+ *    (floats too: NumPy's divmod, e.g. -5.0 % inf == inf, -5.0 // inf == -1.0, x // 0.0 == x / 0.0); FMOD the
+ *    dividend's (C's fmod). FLOOR_DIVIDE of +-inf by a finite non-zero number is +-inf (the array API's special
+ *    case; NumPy 2.4 gives NaN). Integer POWER with a negative exponent gives 0 except for bases 1 and -1
+ *    (NumPy raises). Integer RECIPROCAL is 1 / x truncated (0 for |x| > 1).
+ *  - MINIMUM/MAXIMUM/CLIP propagate NaN; of equal values (0.0 and -0.0) they give the first.
+ *  - Comparisons with NaN are false (NOT_EQUAL: true); NaN is true for LOGICAL_*. SIGN(NaN) is NaN, SIGN(-0.0)
+ *    is 0.0. SIGNBIT is the sign bit (true for -0.0 and negative NaNs).
+ *  - LEFT_SHIFT/RIGHT_SHIFT by a count below 0 or at least the width give 0 (RIGHT_SHIFT of a negative
+ *    number: -1), as NumPy's; the shifted bits of a negative number are those of two's complement.
+ *  - RINT rounds half to even; FLOOR CEIL RINT TRUNC of integers and bool are the identity.
+ *  - A bool input byte other than 0 reads as true; bool results are 0 or 1. float16 is computed in float32
+ *    and rounded once to float16, as NumPy does. Transcendental functions are the vendor's device math. */
+#define HK_OP_TABLE(X)                                                                                                 \
+    X(ADD, add, "add", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_ZERO, "x1 + x2 (bool: or)")                         \
+    X(SUBTRACT, subtract, "subtract", 2, HK_DTYPES_NUMERIC, HK_RULE_NO_BOOL, HK_IDENTITY_NONE, "x1 - x2")              \
+    X(MULTIPLY, multiply, "multiply", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_ONE, "x1 * x2 (bool: and)")          \
+    X(DIVIDE, divide, "divide", 2, HK_DTYPES_FLOAT, HK_RULE_TRUE_DIVIDE, HK_IDENTITY_NONE,                             \
+      "x1 / x2 (true division: integers divide in a float dtype, as NumPy)")                                           \
+    X(FLOOR_DIVIDE, floor_divide, "floor_divide", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,        \
+      "x1 // x2 (rounds toward minus infinity; integer x // 0 gives 0)")                                               \
+    X(REMAINDER, remainder, "remainder", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                 \
+      "x1 % x2 (the sign of x2, as Python's and NumPy's; integer x % 0 gives 0)")                                      \
+    X(POWER, power, "pow", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                               \
+      "x1 ** x2 (integers: a negative exponent gives 0 except for bases 1 and -1, where NumPy raises)")                \
+    X(MINIMUM, minimum, "minimum", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_HIGHEST,                                \
+      "the smaller of x1 and x2 (NaN propagates)")                                                                     \
+    X(MAXIMUM, maximum, "maximum", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_LOWEST,                                 \
+      "the larger of x1 and x2 (NaN propagates)")                                                                      \
+    X(EQUAL, equal, "equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 == x2")                          \
+    X(NOT_EQUAL, not_equal, "not_equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 != x2")              \
+    X(LESS, less, "less", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 < x2")                              \
+    X(LESS_EQUAL, less_equal, "less_equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 <= x2")           \
+    X(GREATER, greater, "greater", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 > x2")                     \
+    X(GREATER_EQUAL, greater_equal, "greater_equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 >= x2")  \
+    X(LOGICAL_AND, logical_and, "logical_and", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_ONE,                     \
+      "x1 and x2, elementwise, as bool")                                                                               \
+    X(LOGICAL_OR, logical_or, "logical_or", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_ZERO,                       \
+      "x1 or x2, elementwise, as bool")                                                                                \
+    X(LOGICAL_XOR, logical_xor, "logical_xor", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_ZERO,                    \
+      "x1 xor x2, elementwise, as bool")                                                                               \
+    X(BITWISE_AND, bitwise_and, "bitwise_and", 2, HK_DTYPES_INTEGER, HK_RULE_INTEGER, HK_IDENTITY_ALL_BITS, "x1 & x2") \
+    X(BITWISE_OR, bitwise_or, "bitwise_or", 2, HK_DTYPES_INTEGER, HK_RULE_INTEGER, HK_IDENTITY_ZERO, "x1 | x2")        \
+    X(BITWISE_XOR, bitwise_xor, "bitwise_xor", 2, HK_DTYPES_INTEGER, HK_RULE_INTEGER, HK_IDENTITY_ZERO, "x1 ^ x2")     \
+    X(NEGATIVE, negative, "negative", 1, HK_DTYPES_NUMERIC, HK_RULE_NO_BOOL, HK_IDENTITY_NONE, "-x")                   \
+    X(ABSOLUTE, absolute, "abs", 1, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_NONE, "|x|")                              \
+    X(LOGICAL_NOT, logical_not, "logical_not", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE,                    \
+      "not x, elementwise, as bool")                                                                                   \
+    X(BITWISE_INVERT, bitwise_invert, "bitwise_invert", 1, HK_DTYPES_INTEGER, HK_RULE_INTEGER, HK_IDENTITY_NONE,       \
+      "~x (bool: not)")                                                                                                \
+    X(EXP, exp, "exp", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "e**x")                                    \
+    X(LOG, log, "log", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "natural logarithm")                       \
+    X(LOG2, log2, "log2", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "base-2 logarithm")                     \
+    X(LOG1P, log1p, "log1p", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "log(1 + x)")                        \
+    X(EXPM1, expm1, "expm1", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "e**x - 1")                          \
+    X(SQRT, sqrt, "sqrt", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "square root")                          \
+    X(SIN, sin, "sin", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "sine")                                    \
+    X(COS, cos, "cos", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "cosine")                                  \
+    X(TAN, tan, "tan", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "tangent")                                 \
+    X(TANH, tanh, "tanh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic tangent")                   \
+    X(ERF, erf, "", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "the error function")                         \
+    X(FLOOR, floor, "floor", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round down")                          \
+    X(CEIL, ceil, "ceil", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round up")                               \
+    X(RINT, rint, "", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE,                                               \
+      "round to the nearest integer, halves to even")                                                                  \
+    X(ISNAN, isnan, "isnan", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x is NaN")                          \
+    X(ISINF, isinf, "isinf", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x is +-inf")                        \
+    X(ISFINITE, isfinite, "isfinite", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x is neither inf nor NaN") \
+    X(WHERE, where, "where", 3, HK_DTYPES_ALL, HK_RULE_WHERE, HK_IDENTITY_NONE,                                        \
+      "x1 where condition is true, x2 elsewhere (inputs: condition (bool), x1, x2)")                                   \
+    X(CLIP, clip, "clip", 3, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_NONE,                                            \
+      "minimum(maximum(x, low), high) (inputs: x, low, high; NaN propagates)")                                         \
+    X(LOG10, log10, "log10", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "base-10 logarithm")                 \
+    X(SIGN, sign, "sign", 1, HK_DTYPES_NUMERIC, HK_RULE_NO_BOOL, HK_IDENTITY_NONE, "-1, 0 or 1 by the sign of x")      \
+    X(TRUNC, trunc, "trunc", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round toward zero")                   \
+    X(SINH, sinh, "sinh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic sine")                      \
+    X(COSH, cosh, "cosh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic cosine")                    \
+    X(ARCSIN, arcsin, "asin", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse sine")                     \
+    X(ARCCOS, arccos, "acos", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse cosine")                   \
+    X(ARCTAN, arctan, "atan", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse tangent")                  \
+    X(ARCSINH, arcsinh, "asinh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic sine")       \
+    X(ARCCOSH, arccosh, "acosh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic cosine")     \
+    X(ARCTANH, arctanh, "atanh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic tangent")    \
+    X(ARCTAN2, arctan2, "atan2", 2, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE,                                  \
+      "the angle of the point (x2, x1), in (-pi, pi]")                                                                 \
+    X(HYPOT, hypot, "hypot", 2, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE,                                      \
+      "sqrt(x1**2 + x2**2), without overflow")                                                                         \
+    X(LOGADDEXP, logaddexp, "logaddexp", 2, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_LOWEST,                        \
+      "log(exp(x1) + exp(x2))")                                                                                        \
+    X(COPYSIGN, copysign, "copysign", 2, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "|x1| with the sign of x2") \
+    X(RECIPROCAL, reciprocal, "reciprocal", 1, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE, "1 / x")     \
+    X(SQUARE, square, "square", 1, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE, "x * x")                 \
+    X(SIGNBIT, signbit, "signbit", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT_TO_BOOL, HK_IDENTITY_NONE,                        \
+      "the sign bit of x is set")                                                                                      \
+    X(LEFT_SHIFT, left_shift, "bitwise_left_shift", 2, HK_DTYPES_INT, HK_RULE_INT_BOOL_AS_INT8, HK_IDENTITY_NONE,      \
+      "x1 << x2")                                                                                                      \
+    X(RIGHT_SHIFT, right_shift, "bitwise_right_shift", 2, HK_DTYPES_INT, HK_RULE_INT_BOOL_AS_INT8, HK_IDENTITY_NONE,   \
+      "x1 >> x2 (arithmetic for signed integers)")
+
+/* NumPy's elementwise functions (ufuncs) over N-d strided views, one per row of HK_OP_TABLE. */
 typedef enum hk_op {
-    /* binary: out = f(in[0], in[1]) */
-    HK_OP_ADD = 0,
-    HK_OP_SUBTRACT,
-    HK_OP_MULTIPLY,
-    HK_OP_DIVIDE,
-    HK_OP_FLOOR_DIVIDE,
-    HK_OP_REMAINDER,
-    HK_OP_POWER,
-    HK_OP_MINIMUM,
-    HK_OP_MAXIMUM,
-    HK_OP_EQUAL,
-    HK_OP_NOT_EQUAL,
-    HK_OP_LESS,
-    HK_OP_LESS_EQUAL,
-    HK_OP_GREATER,
-    HK_OP_GREATER_EQUAL,
-    HK_OP_LOGICAL_AND,
-    HK_OP_LOGICAL_OR,
-    HK_OP_LOGICAL_XOR,
-    HK_OP_BITWISE_AND,
-    HK_OP_BITWISE_OR,
-    HK_OP_BITWISE_XOR,
-    /* unary: out = f(in[0]) */
-    HK_OP_NEGATIVE,
-    HK_OP_ABSOLUTE,
-    HK_OP_LOGICAL_NOT,
-    HK_OP_BITWISE_INVERT,
-    HK_OP_EXP,
-    HK_OP_LOG,
-    HK_OP_LOG2,
-    HK_OP_LOG1P,
-    HK_OP_EXPM1,
-    HK_OP_SQRT,
-    HK_OP_SIN,
-    HK_OP_COS,
-    HK_OP_TAN,
-    HK_OP_TANH,
-    HK_OP_ERF,
-    HK_OP_FLOOR,
-    HK_OP_CEIL,
-    HK_OP_RINT,
-    HK_OP_ISNAN,
-    HK_OP_ISINF,
-    HK_OP_ISFINITE,
-    /* ternary */
-    HK_OP_WHERE, /* out = in[0] ? in[1] : in[2]; in[0] is bool */
-    HK_OP_CLIP,  /* out = minimum(maximum(in[0], in[1]), in[2]) (NumPy's clip, NaN propagates) */
-    HK_OP_COUNT
+#define HK_OP_ENUMERATOR_(NAME, name, api, arity, dtypes, rule, identity, summary) HK_OP_##NAME,
+    HK_OP_TABLE(HK_OP_ENUMERATOR_)
+#undef HK_OP_ENUMERATOR_
+        HK_OP_COUNT
 } hk_op;
 
-/* NumPy's name of the op: "add", "floor_divide", "bitwise_invert", "where", ...; "invalid" out of range.
- * Never NULL. */
+/* One row of the op table. Strings are static. */
+typedef struct hk_op_info {
+    const char *name;           /* NumPy's name: "add", "arctan2", "invert" */
+    const char *array_api_name; /* the array API's: "add", "atan2", "bitwise_invert"; "" if it has none */
+    const char *summary;        /* what it computes, one line */
+    int arity;                  /* inputs: 1, 2 or 3 */
+    uint32_t dtypes;            /* the dtypes T hk_elementwise takes (bit d: hk_dtype d) */
+    hk_op_rule rule;
+    hk_op_identity identity;
+} hk_op_info;
+
+/* The row of `op`; HK_ERROR_INVALID_ARGUMENT for values out of range. */
+HK_API hk_status hk_op_get_info(hk_op op, hk_op_info *info);
+/* NumPy's name of the op: "add", "floor_divide", "invert", "where", ...; "invalid" out of range. Never NULL. */
 HK_API const char *hk_op_name(hk_op op);
 /* Number of inputs: 1, 2 or 3; HK_ERROR_INVALID_ARGUMENT for values out of range. */
 HK_API hk_status hk_op_arity(hk_op op, int *inputs);
@@ -365,30 +473,18 @@ HK_API hk_status hk_op_arity(hk_op op, int *inputs);
  * everywhere and read during the call (the pointer need not outlive it). */
 #define HK_HOST_SCALAR (-1)
 
-/* out = op(inputs...) elementwise, NumPy semantics. Every input broadcasts to out's shape (NumPy's rules;
- * the caller computes the result shape). Dtypes: let T be in[1]'s dtype for WHERE, in[0]'s otherwise;
- * every input has dtype T (WHERE: in[0] bool), out has T, except comparisons, LOGICAL_*, ISNAN, ISINF,
- * ISFINITE: out bool. Type promotion between different dtypes is the caller's (cast with hk_copy_array).
- * T per op:   ADD MULTIPLY MINIMUM MAXIMUM CLIP WHERE, comparisons, LOGICAL_*, ABSOLUTE, ISNAN ISINF
- *             ISFINITE, FLOOR CEIL RINT (integers: identity): all ten (bool ADD = or, MULTIPLY = and);
- *             SUBTRACT NEGATIVE FLOOR_DIVIDE REMAINDER POWER: not bool;  DIVIDE and EXP..ERF: floats;
- *             BITWISE_* (and BITWISE_INVERT): bool and integers (bool: logical and, or, xor, not).
- *             Other combinations: HK_ERROR_NOT_SUPPORTED naming the op and the dtype.
- * Integers wrap on overflow (ABSOLUTE and NEGATIVE of the minimum give the minimum); integer x // 0 and
- * x % 0 give 0; MIN // -1 wraps; REMAINDER has the sign of the divisor (floats too: NumPy's fmod-based
- * divmod, e.g. -5.0 % inf == inf, -5.0 // inf == -1.0, x // 0.0 == x / 0.0); integer POWER with a
- * negative exponent gives 0 except for bases 1 and -1 (NumPy raises). MINIMUM/MAXIMUM/CLIP propagate NaN.
- * RINT: round half to even. Comparisons with NaN are false (NOT_EQUAL: true); NaN is true for LOGICAL_*.
- * MINIMUM/MAXIMUM of equal values (0.0 and -0.0) give the first, as NumPy's scalar loops. A bool input
- * byte other than 0 reads as true; bool results are 0 or 1. float16 is computed in float32 and rounded
- * once to float16, as NumPy does.
+/* out = op(inputs...) elementwise, with the semantics of HK_OP_TABLE. Every input broadcasts to out's shape
+ * (NumPy's rules; the caller computes the result shape) or is a host scalar. Dtypes: every input has one dtype
+ * T (WHERE: in[0] is bool and T is in[1]'s) in the op's dtype mask, else HK_ERROR_NOT_SUPPORTED naming the op,
+ * the dtype and the mask; out has T, or bool where the op's rule says so (HK_RULE_TO_BOOL,
+ * HK_RULE_FLOAT_TO_BOOL). Type promotion between different dtypes is the caller's (cast with hk_copy_array).
  * Overlap: out may be the same view as an input (same data, dtype, strides after broadcasting); any other
  * overlap with an input is refused, and so is an out that repeats an element (a stride of 0 over an extent
- * above 1) or has more than 2^62 elements. A contiguous fast path (16-byte accesses) runs when all views
- * are contiguous, also when all are reversed or permuted alike; host scalars and one-element device
+ * above 1) or has more than 2^62 elements. When every operand is C-contiguous and of out's shape (or a host
+ * scalar), the call takes a short path straight to the contiguous kernel; the contiguous kernel (16-byte
+ * accesses) also runs when all views are reversed or permuted alike, and host scalars and one-element device
  * inputs are broadcast from registers there. */
-HK_API hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const hk_array *out,
-                                hk_stream stream);
+HK_API hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const hk_array *out, hk_stream stream);
 /* ---- scan_sort (issue 3) */
 
 typedef enum hk_scan_op { HK_SCAN_CUMSUM = 0, HK_SCAN_CUMPROD = 1 } hk_scan_op;
@@ -413,8 +509,7 @@ HK_API hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_a
  * along the last axis that sort in (argsort), int64, in's shape, or NULL; at least one must be given.
  * Outputs may not have stride 0 along an extent above 1. keys_out may be the same view as in
  * (in-place sort); other overlaps are refused. */
-HK_API hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *indices_out,
-                         hk_stream stream);
+HK_API hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *indices_out, hk_stream stream);
 /* ---- matmul (issue 3) */
 
 typedef enum hk_matmul_engine {
@@ -466,8 +561,8 @@ typedef enum hk_take_mode {
  * Taking from an empty axis is an error when the result is not empty (NumPy's rule; an empty result
  * is success without a launch, even in RAISE mode). out must not overlap in or indices, nor write one
  * element twice. */
-HK_API hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const hk_array *out,
-                         hk_take_mode mode, hk_stream stream);
+HK_API hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const hk_array *out, hk_take_mode mode,
+                         hk_stream stream);
 
 /* ---- reduce (issue 3) */
 

@@ -6,15 +6,16 @@
 
 Array API: x.__array_namespace__() is this module, which implements a subset of the Python array API
 standard (version 2023.12; earlier versions accepted): creation (asarray, arange, empty, zeros, ones,
-full, linspace and *_like, from_dlpack), the elementwise functions hipkit has kernels for (arithmetic,
-comparisons, logical and bitwise and/or/xor/invert, abs, exp, log, log1p, log2,
-expm1, sqrt, sin, cos, tan, tanh, floor, ceil, round, isnan/isinf/isfinite, clip, where, square),
+full, linspace and *_like, from_dlpack), the elementwise functions of the library's op table
+(arithmetic, comparisons, logical and bitwise ops and shifts, exponentials and logarithms, trigonometric
+and hyperbolic functions and their inverses, rounding, sign, signbit, copysign, hypot, logaddexp, clip,
+where, ...: hipkit.ops._UFUNC_NAMES lists them),
 reductions (sum, prod, min, max, mean, var, std, any, all, argmin, argmax, count_nonzero),
 cumulative_sum/prod, sort, argsort, nonzero, take, matmul, and the manipulation functions that are
 views or copies (reshape, permute_dims, matrix_transpose, expand_dims, squeeze, flip, moveaxis,
 broadcast_to/arrays, concat, stack, unstack, astype), with the dtypes bool, int8, uint8, int32,
 uint32, int64, uint64, float32, float64 (and float16, outside the standard). Not provided: int16,
-uint16 and complex dtypes, inverse trigonometric and hyperbolic functions, shifts, set functions,
+uint16 and complex dtypes, set functions,
 searchsorted, linalg and fft extensions; creation functions take no device= (use
 `with hipkit.Device(i):`). tests/python/test_array_api.py lists every deviation.
 """
@@ -27,17 +28,17 @@ from .device import version as _library_version
 from .array import (arange, array, asarray, ascontiguousarray, asnumpy, broadcast_to, concatenate, copy,
                     empty, empty_like, expand_dims, full, full_like, linspace, ndarray, ones, ones_like, ravel,
                     reshape, squeeze, stack, swapaxes, transpose, zeros, zeros_like)
-from .ops import (abs, absolute, add, all, amax, amin, any, argmax, argmin, argsort, around, bitwise_and,
-                  bitwise_invert, bitwise_not, bitwise_or, bitwise_xor, ceil, clip, cos, count_nonzero, cumprod,
-                  cumsum, divide, dot, equal, erf, exp, expm1, flatnonzero, floor, floor_divide, greater,
-                  greater_equal, inner, invert, isfinite, isinf, isnan, less, less_equal, log, log1p, log2,
-                  logical_and, logical_not, logical_or, logical_xor, matmul, max, maximum, mean, min, minimum, mod,
-                  multiply, negative, nonzero, not_equal, positive, pow, power, prod, put, remainder, rint, round, sin,
-                  sort, sqrt, std, subtract, sum, take, tan, tanh, true_divide, var, vdot, where, axpy)
+from .ops import (all, amax, amin, any, argmax, argmin, argsort, around, clip, count_nonzero, cumprod,  # noqa: F401
+                  cumsum, dot, flatnonzero, inner, matmul, max, mean, min, mod, nonzero, positive, prod, put, round,
+                  sort, std, sum, take, true_divide, var, vdot, where, axpy, bitwise_not, invert)
+from . import ops as _ops
+# Every elementwise function of the library's op table (hk_op_get_info), under NumPy's and the array API's
+# names: add, subtract, ..., arctan2 and atan2, left_shift and bitwise_left_shift, ...
+globals().update({_name: getattr(_ops, _name) for _name in _ops._UFUNC_NAMES})
 from . import linalg
 from ._array_api import (__array_api_version__, astype, broadcast_arrays, broadcast_shapes, can_cast,  # noqa: F401
                          concat, cumulative_prod, cumulative_sum, finfo, flip, iinfo, isdtype, matrix_transpose,
-                         moveaxis, permute_dims, result_type, square, unstack)
+                         moveaxis, permute_dims, result_type, unstack)
 from .interop import from_dlpack, pinned_empty
 from numpy import (bool_, float16, float32, float64, int8, int32, int64, uint8, uint32, uint64,  # noqa: F401
                    e, inf, nan, newaxis, pi)

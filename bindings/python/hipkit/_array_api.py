@@ -112,12 +112,6 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative("cumulative_prod", x, axis, dtype, include_initial)
 
 
-def square(x, /):
-    """x * x."""
-    from . import ops
-    return ops.multiply(x, x)
-
-
 def _as_dtype(x):
     return x.dtype if isinstance(x, ndarray) else _dtype(x)
 

@@ -77,36 +77,34 @@ def _array_arg(name, x):
 
 # ---------------------------------------------------------------- elementwise
 
-# name -> (hk_op, kind). kind decides the loop dtype and the output dtype.
-_UFUNCS = {
-    "add": (lib.HK_OP_ADD, "arith"), "subtract": (lib.HK_OP_SUBTRACT, "nobool"),
-    "multiply": (lib.HK_OP_MULTIPLY, "arith"), "divide": (lib.HK_OP_DIVIDE, "divide"),
-    "floor_divide": (lib.HK_OP_FLOOR_DIVIDE, "int8bool"), "remainder": (lib.HK_OP_REMAINDER, "int8bool"),
-    "power": (lib.HK_OP_POWER, "int8bool"), "minimum": (lib.HK_OP_MINIMUM, "arith"),
-    "maximum": (lib.HK_OP_MAXIMUM, "arith"),
-    "equal": (lib.HK_OP_EQUAL, "compare"), "not_equal": (lib.HK_OP_NOT_EQUAL, "compare"),
-    "less": (lib.HK_OP_LESS, "compare"), "less_equal": (lib.HK_OP_LESS_EQUAL, "compare"),
-    "greater": (lib.HK_OP_GREATER, "compare"), "greater_equal": (lib.HK_OP_GREATER_EQUAL, "compare"),
-    "logical_and": (lib.HK_OP_LOGICAL_AND, "compare"), "logical_or": (lib.HK_OP_LOGICAL_OR, "compare"),
-    "logical_xor": (lib.HK_OP_LOGICAL_XOR, "compare"),
-    "bitwise_and": (lib.HK_OP_BITWISE_AND, "bitwise"), "bitwise_or": (lib.HK_OP_BITWISE_OR, "bitwise"),
-    "bitwise_xor": (lib.HK_OP_BITWISE_XOR, "bitwise"),
-    "negative": (lib.HK_OP_NEGATIVE, "nobool"), "absolute": (lib.HK_OP_ABSOLUTE, "arith"),
-    "logical_not": (lib.HK_OP_LOGICAL_NOT, "compare"), "invert": (lib.HK_OP_BITWISE_INVERT, "bitwise"),
-    "exp": (lib.HK_OP_EXP, "math"), "log": (lib.HK_OP_LOG, "math"), "log2": (lib.HK_OP_LOG2, "math"),
-    "log1p": (lib.HK_OP_LOG1P, "math"), "expm1": (lib.HK_OP_EXPM1, "math"), "sqrt": (lib.HK_OP_SQRT, "math"),
-    "sin": (lib.HK_OP_SIN, "math"), "cos": (lib.HK_OP_COS, "math"), "tan": (lib.HK_OP_TAN, "math"),
-    "tanh": (lib.HK_OP_TANH, "math"), "erf": (lib.HK_OP_ERF, "math"),
-    "floor": (lib.HK_OP_FLOOR, "round"), "ceil": (lib.HK_OP_CEIL, "round"), "rint": (lib.HK_OP_RINT, "round"),
-    "isnan": (lib.HK_OP_ISNAN, "predicate"), "isinf": (lib.HK_OP_ISINF, "predicate"),
-    "isfinite": (lib.HK_OP_ISFINITE, "predicate"),
-    "where": (lib.HK_OP_WHERE, "where"), "clip": (lib.HK_OP_CLIP, "arith"),
-}
+def _op_table():
+    """The library's op table (HK_OP_TABLE, via hk_op_get_info): NumPy name -> (hk_op, row). Every
+    elementwise function below is made from it; nothing here lists the ops again."""
+    table = {}
+    info = ffi.new("hk_op_info *")
+    for op in range(lib.HK_OP_COUNT):
+        check(lib.hk_op_get_info(op, info))
+        row = _OpRow(op, ffi.string(info.name).decode(), ffi.string(info.array_api_name).decode(),
+                     ffi.string(info.summary).decode(), info.arity, info.dtypes, info.rule, info.identity)
+        table[row.name] = row
+    return table
 
-# The float dtype NumPy's math functions use for integer and bool inputs.
+
+class _OpRow:
+    """One row of the op table."""
+    __slots__ = ("op", "name", "array_api_name", "summary", "arity", "dtypes", "rule", "identity")
+
+    def __init__(self, op, name, array_api_name, summary, arity, dtypes, rule, identity):
+        self.op, self.name, self.array_api_name, self.summary = op, name, array_api_name, summary
+        self.arity, self.dtypes, self.rule, self.identity = arity, dtypes, rule, identity
+
+
+_OPS = _op_table()
+
+# The float dtype NumPy's math functions use for bool and 1-byte integer inputs (wider integers: float64).
 _MATH_FLOAT = {"b": _FLOAT16, "i1": _FLOAT16, "u1": _FLOAT16}
 
-_ROUND_DTYPE = {}  # (name, dtype) -> the result dtype NumPy gives (floor of int: int in NumPy >= 2.3?)
+_ROUND_DTYPE = {}  # (name, dtype) -> the result dtype NumPy gives (NumPy 2.x keeps integers integral)
 
 
 def _round_dtype(name, dtype):
@@ -121,44 +119,60 @@ def _round_dtype(name, dtype):
     return result
 
 
-def _loop_dtypes(name, kind, operands):
-    """(dtype every operand is cast to, output dtype) for ufunc `name`."""
-    if kind == "where":
+def _math_float(t):
+    return t if t.kind == "f" else _MATH_FLOAT.get(t.kind if t.kind == "b" else t.str[1:], _FLOAT64)
+
+
+def _no_loop(name):
+    return TypeError(f"ufunc '{name}' not supported for the input types, and the inputs could not be safely "
+                     f"coerced to any supported types according to the casting rule ''safe''")
+
+
+def _loop_dtypes(row, operands):
+    """(dtype every operand is cast to, output dtype) for the op of `row`, by its table rule."""
+    name, rule = row.name, row.rule
+    if rule == lib.HK_RULE_WHERE:
         t = _dtypes.result_type(*operands[1:])
         return t, t
     t = _dtypes.result_type(*operands)
-    if kind == "arith":
+    if rule == lib.HK_RULE_SAME:
         return t, t
-    if kind == "compare":
+    if rule == lib.HK_RULE_TO_BOOL:
         return t, _BOOL
-    if kind == "predicate":
-        return t, _BOOL
-    if kind == "nobool":
+    if rule == lib.HK_RULE_NO_BOOL:
         if t == _BOOL:
-            raise TypeError(f"numpy boolean {name}, the `-` operator, is not supported, use the bitwise_xor, "
-                            f"the `^` operator, or the logical_xor function instead." if name == "subtract" else
-                            "The numpy boolean negative, the `-` operator, is not supported, use the `~` "
-                            "operator or the logical_not function instead.")
+            if name == "subtract":
+                raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
+                                "the `^` operator, or the logical_xor function instead.")
+            if name == "negative":
+                raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` "
+                                "operator or the logical_not function instead.")
+            raise TypeError(f"ufunc '{name}' did not contain a loop with signature matching types bool")
         return t, t
-    if kind == "int8bool":
+    if rule == lib.HK_RULE_BOOL_AS_INT8:
         t = _INT8 if t == _BOOL else t
         return t, t
-    if kind == "divide":
+    if rule == lib.HK_RULE_TRUE_DIVIDE:
         t = _dtypes.true_divide_type(t)
         return t, t
-    if kind == "bitwise":
+    if rule == lib.HK_RULE_INTEGER:
         if t.kind not in "biu":
-            raise TypeError(f"ufunc '{name}' not supported for the input types, and the inputs could not be "
-                            f"safely coerced to any supported types according to the casting rule ''safe''")
+            raise _no_loop(name)
         return t, t
-    if kind == "math":
-        if t.kind != "f":
-            t = _MATH_FLOAT.get(t.kind if t.kind == "b" else t.str[1:], _FLOAT64)
+    if rule == lib.HK_RULE_INT_BOOL_AS_INT8:
+        if t.kind not in "biu":
+            raise _no_loop(name)
+        t = _INT8 if t == _BOOL else t
         return t, t
-    if kind == "round":
+    if rule == lib.HK_RULE_FLOAT:
+        t = _math_float(t)
+        return t, t
+    if rule == lib.HK_RULE_FLOAT_TO_BOOL:
+        return _math_float(t), _BOOL
+    if rule == lib.HK_RULE_ROUND:
         r = _round_dtype(name, t)
         return r, r
-    raise AssertionError(kind)
+    raise AssertionError(rule)
 
 
 def _same_view(a, b):
@@ -172,26 +186,15 @@ def _same_view(a, b):
     return builtins.all(s == t or n == 1 for s, t, n in zip(strides, a._el_strides, a.shape)) and b.shape == a.shape
 
 
-# hk_binary (pointer arguments, four dtypes) is the cheapest call for the
-# commonest case: same dtype, same shape, contiguous (see _make_ufunc).
-_FAST_BINARY = {
-    "add": (lib.HK_ADD, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
-    "subtract": (lib.HK_SUBTRACT, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
-    "multiply": (lib.HK_MULTIPLY, (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)),
-    "divide": (lib.HK_DIVIDE, (lib.HK_FLOAT32, lib.HK_FLOAT64)),
-    "floor_divide": (lib.HK_DIVIDE, (lib.HK_INT32, lib.HK_INT64)),
-}
-
-
 def _ufunc(name, *args, out=None, stream=None):
-    op, kind = _UFUNCS[name]
-    return _ufunc_general(name, op, kind, args, out, stream)
+    return _ufunc_general(_OPS[name], args, out, stream)
 
 
-def _ufunc_general(name, op, kind, args, out, stream):
+def _ufunc_general(row, args, out, stream):
+    name = row.name
     handle = _stream_handle(stream)
     operands = [_operand(name, x) for x in args]
-    loop, result_dtype = _loop_dtypes(name, kind, operands)
+    loop, result_dtype = _loop_dtypes(row, operands)
     arrays = [x for x in operands if isinstance(x, ndarray)]
     shape = _layout.broadcast_shapes(*(x.shape for x in arrays)) if arrays else ()
     if out is not None:
@@ -212,7 +215,7 @@ def _ufunc_general(name, op, kind, args, out, stream):
     # Operands in the loop dtype (where's condition in bool).
     cast = []
     for i, x in enumerate(operands):
-        want = _BOOL if (kind == "where" and i == 0) else loop
+        want = _BOOL if (row.rule == lib.HK_RULE_WHERE and i == 0) else loop
         if isinstance(x, ndarray):
             cast.append(x if x.dtype == want else x.astype(want, stream=stream))
         else:
@@ -237,7 +240,7 @@ def _ufunc_general(name, op, kind, args, out, stream):
                 ins[i].data = buffer
                 ins[i].dtype = _HK_DTYPE[want]
                 ins[i].ndim = lib.HK_HOST_SCALAR
-        check(lib.hk_elementwise(op, ins, n, _desc(target), handle))
+        check(lib.hk_elementwise(row.op, ins, n, _desc(target), handle))
     if out is not None and target is not out:
         _copy_into(out, target, stream)
         return out
@@ -246,75 +249,58 @@ def _ufunc_general(name, op, kind, args, out, stream):
 
 try:  # the native fast path for same-shape, same-dtype contiguous operands (bindings/python/_launch.c)
     from . import _launch as _native
-    _native.configure(ndarray)
+    _native.configure(ndarray, _BOOL)
     atexit.register(_native.exiting)
 except ImportError:  # pragma: no cover - a build without the extension
     _native = None
 
-_DTYPE_MASK = {name: builtins.sum(1 << code for code in codes) for name, (_, codes) in _FAST_BINARY.items()}
+
+def _fast(row, mode, fallback):
+    """fallback behind the C fast path (hipkit._launch.fast_binary, mode 0: function, 1: operator, 2: in
+    place), which takes same-shape, same-dtype C-contiguous arrays of a dtype the op's kernel takes, on the
+    current device, straight to hk_elementwise (a new output included); everything else reaches fallback."""
+    if _native is None or row.arity != 2:
+        return fallback
+    gives_bool = row.rule in (lib.HK_RULE_TO_BOOL, lib.HK_RULE_FLOAT_TO_BOOL)
+    return functools.update_wrapper(_native.fast_binary(row.op, row.dtypes, int(gives_bool), mode, fallback),
+                                    fallback)  # __name__, __doc__, __wrapped__ (inspect.signature)
 
 
-def _make_ufunc(name, arity, doc):
-    if arity == 1:
+def _make_ufunc(row):
+    if row.arity == 1:
         def ufunc(x, /, out=None, *, stream=None):
-            return _ufunc_general(name, op, kind, (x,), out, stream)
-        op, kind = _UFUNCS[name]
-    elif arity == 2 and name in _FAST_BINARY and _native is not None:
-        # A C callable (hipkit._launch.fast_binary) takes same-shape, same-dtype
-        # contiguous arrays on the current device straight to hk_binary (a new
-        # output included); everything else reaches this Python function.
-        op, kind = _UFUNCS[name]
-
-        def general(x1, x2, /, out=None, *, stream=None):
-            return _ufunc_general(name, op, kind, (x1, x2), out, stream)
-        general.__name__ = general.__qualname__ = name
-        general.__doc__ = doc
-        ufunc = _native.fast_binary(_FAST_BINARY[name][0], _DTYPE_MASK[name], 0, general)
-        functools.update_wrapper(ufunc, general)  # __name__, __doc__, __wrapped__ (inspect.signature)
-        return ufunc
-    elif arity == 2:
+            return _ufunc_general(row, (x,), out, stream)
+        signature = "(x, out=None, *, stream=None)"
+    elif row.arity == 2:
         def ufunc(x1, x2, /, out=None, *, stream=None):
-            return _ufunc_general(name, op, kind, (x1, x2), out, stream)
-        op, kind = _UFUNCS[name]
+            return _ufunc_general(row, (x1, x2), out, stream)
+        signature = "(x1, x2, out=None, *, stream=None)"
     else:
-        raise AssertionError(arity)
-    ufunc.__name__ = ufunc.__qualname__ = name
-    ufunc.__doc__ = doc
-    return ufunc
+        raise AssertionError(row.arity)
+    ufunc.__name__ = ufunc.__qualname__ = row.name
+    ufunc.__doc__ = f"{row.name}{signature}: {row.summary}, elementwise" + (
+        ", with NumPy's broadcasting and type promotion." if row.arity == 2 else ".")
+    ufunc.identity = _IDENTITY.get(row.identity)
+    return _fast(row, 0, ufunc)
 
 
-_BINARY_DOCS = {
-    "add": "x1 + x2", "subtract": "x1 - x2", "multiply": "x1 * x2",
-    "divide": "x1 / x2 (true division: integers divide in float64, as NumPy)",
-    "floor_divide": "x1 // x2 (rounds toward minus infinity; integer x // 0 gives 0)",
-    "remainder": "x1 % x2 (the sign of x2, as Python's and NumPy's; integer x % 0 gives 0)",
-    "power": "x1 ** x2 (integers: a negative exponent gives 0 except for bases 1 and -1, where NumPy raises)",
-    "minimum": "the smaller of x1 and x2 (NaN propagates)", "maximum": "the larger of x1 and x2 (NaN propagates)",
-    "equal": "x1 == x2", "not_equal": "x1 != x2", "less": "x1 < x2", "less_equal": "x1 <= x2",
-    "greater": "x1 > x2", "greater_equal": "x1 >= x2", "logical_and": "x1 and x2, elementwise, as bool",
-    "logical_or": "x1 or x2, elementwise, as bool", "logical_xor": "x1 xor x2, elementwise, as bool",
-    "bitwise_and": "x1 & x2", "bitwise_or": "x1 | x2", "bitwise_xor": "x1 ^ x2",
-}
-_UNARY_DOCS = {
-    "negative": "-x", "absolute": "|x|", "logical_not": "not x, elementwise, as bool", "invert": "~x",
-    "exp": "e**x", "log": "natural logarithm", "log2": "base-2 logarithm", "log1p": "log(1 + x)",
-    "expm1": "e**x - 1", "sqrt": "square root", "sin": "sine", "cos": "cosine", "tan": "tangent",
-    "tanh": "hyperbolic tangent", "erf": "the error function", "floor": "round down", "ceil": "round up",
-    "rint": "round to the nearest integer, halves to even", "isnan": "x is NaN", "isinf": "x is +-inf",
-    "isfinite": "x is neither inf nor NaN",
-}
-for _name, _doc in _BINARY_DOCS.items():
-    globals()[_name] = _make_ufunc(_name, 2, f"{_name}(x1, x2, out=None, *, stream=None): {_doc}, elementwise, "
-                                             f"with NumPy's broadcasting and type promotion.")
-for _name, _doc in _UNARY_DOCS.items():
-    globals()[_name] = _make_ufunc(_name, 1, f"{_name}(x, out=None, *, stream=None): {_doc}, elementwise.")
-del _name, _doc
+# NumPy's ufunc.identity (None for minimum and maximum, whose reduction identities are the extremes).
+_IDENTITY = {lib.HK_IDENTITY_ZERO: 0, lib.HK_IDENTITY_ONE: 1, lib.HK_IDENTITY_ALL_BITS: -1}
+
+_UFUNC_NAMES = []  # every function made from the op table, under NumPy's and the array API's names
+for _row in _OPS.values():
+    if _row.arity == 3:  # where and clip take optional arguments: written out below
+        continue
+    globals()[_row.name] = _make_ufunc(_row)
+    _UFUNC_NAMES.append(_row.name)
+    if _row.array_api_name and _row.array_api_name != _row.name:
+        globals()[_row.array_api_name] = globals()[_row.name]
+        _UFUNC_NAMES.append(_row.array_api_name)
+del _row
 
 true_divide = divide  # noqa: F821 (made above)
 mod = remainder  # noqa: F821
-abs = absolute  # noqa: F821
-bitwise_not = bitwise_invert = invert  # noqa: F821
-pow = power  # noqa: F821
+invert = bitwise_not = bitwise_invert  # noqa: F821 (NumPy's other names)
 
 
 def positive(x, /, out=None, *, stream=None):
@@ -335,7 +321,7 @@ def where(condition, x=None, y=None, /, *, out=None, stream=None):
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
-    return _ufunc_general("where", lib.HK_OP_WHERE, "where", (condition, x, y), out, stream)
+    return _ufunc_general(_OPS["where"], (condition, x, y), out, stream)
 
 
 def clip(a, a_min=None, a_max=None, out=None, *, stream=None, min=None, max=None):
@@ -348,7 +334,7 @@ def clip(a, a_min=None, a_max=None, out=None, *, stream=None, min=None, max=None
         return _ufunc("minimum", a, a_max, out=out, stream=stream)
     if a_max is None:
         return _ufunc("maximum", a, a_min, out=out, stream=stream)
-    return _ufunc_general("clip", lib.HK_OP_CLIP, "arith", (a, a_min, a_max), out, stream)
+    return _ufunc_general(_OPS["clip"], (a, a_min, a_max), out, stream)
 
 
 def round(a, decimals=0, out=None, *, stream=None):
@@ -825,19 +811,20 @@ def _install_operators():
     for dunder, name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
                          ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
                          ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
-                         ("xor", "bitwise_xor")):
+                         ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift")):
         fn = g[name]
-        forward, inplace = make(fn), make(fn, inplace=True)
-        if name in _FAST_BINARY and _native is not None:  # the common case in C, the rest in Python
-            code, mask = _FAST_BINARY[name][0], _DTYPE_MASK[name]
-            forward = functools.update_wrapper(_native.fast_binary(code, mask, 1, forward), forward)
-            inplace = functools.update_wrapper(_native.fast_binary(code, mask, 2, inplace), inplace)
+        general = getattr(fn, "__wrapped__", fn)  # the Python path behind a C fast path
+        forward, inplace = make(general), make(general, inplace=True)
+        row = _OPS.get(name)
+        if row is not None:  # the common case in C, the rest in Python
+            forward, inplace = _fast(row, 1, forward), _fast(row, 2, inplace)
         setattr(ndarray, f"__{dunder}__", forward)
-        setattr(ndarray, f"__r{dunder}__", make(fn, reflected=True))
+        setattr(ndarray, f"__r{dunder}__", make(general, reflected=True))
         setattr(ndarray, f"__i{dunder}__", inplace)
     for dunder, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                          ("gt", "greater"), ("ge", "greater_equal")):
-        setattr(ndarray, f"__{dunder}__", make(g[name]))
+        general = getattr(g[name], "__wrapped__", g[name])
+        setattr(ndarray, f"__{dunder}__", _fast(_OPS[name], 1, make(general)))
 
 
 _install_operators()

@@ -1,5 +1,5 @@
-// elementwise_engine.h: the launch skeletons of hk_elementwise, generic over
-// the op functors of elementwise_ops.h and over dtypes (storage traits).
+// engine.h: the launch skeletons of hk_elementwise, generic over the op
+// functors of common/ops.h and over dtypes (common/dtype_traits.h).
 //  - ew_flat: every operand contiguous (or one broadcast value): a grid-stride
 //    loop with 16-byte vector accesses where the pointers allow it.
 //  - ew_strided: any coalesced N-d layout; coordinates come from the linear
@@ -16,58 +16,28 @@
 
 #include <type_traits>
 
-#include "gpu/gpu.h"
-#include "hipkit_device.h"
-#include "kernels_elementwise.h"
-#include "launch.h"
+#include "common/dispatch.h"
+#include "common/dtype_traits.h"
+#include "common/launch.h"
+#include "common/ops.h"
+#include "elementwise/elementwise.h"
+#include "gpu/device.h"
 
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-#include <cuda_fp16.h>
-#else
-#include <hip/hip_fp16.h>
-#endif
-
-#include "elementwise_ops.h"
-
-// The per-group dispatchers (one per elementwise_*.hip file). 0 or a vendor error.
-int hkk_ew_arith(const hkk_launch *launch, const hkk_ew_call *call);
-int hkk_ew_compare(const hkk_launch *launch, const hkk_ew_call *call);
-int hkk_ew_select(const hkk_launch *launch, const hkk_ew_call *call);
-int hkk_ew_math(const hkk_launch *launch, const hkk_ew_call *call);
+// The kernels are compiled in HKK_EW_PARTS files (part_<k>.hip), each taking
+// the ops whose enum value is k modulo HKK_EW_PARTS, so the build spreads over
+// cores; hkk_elementwise (part_0.hip) routes a call to its part.
+#define HKK_EW_PARTS 4
+int hkk_ew_part_0(const hkk_launch *launch, const hkk_ew_call *call);
+int hkk_ew_part_1(const hkk_launch *launch, const hkk_ew_call *call);
+int hkk_ew_part_2(const hkk_launch *launch, const hkk_ew_call *call);
+int hkk_ew_part_3(const hkk_launch *launch, const hkk_ew_call *call);
 
 namespace
 {
 namespace ew
 {
 
-// ---- storage traits: how a dtype is stored and which type computes it
-template <typename S> struct plain {
-    typedef S stored;
-    typedef S compute;
-    static HK_DEVICE S load(S v) { return v; }
-    static HK_DEVICE S store(S v) { return v; }
-};
-struct t_bool { // bytes; any non-zero byte reads as true, true is stored as 1
-    typedef uint8_t stored;
-    typedef bool compute;
-    static HK_DEVICE bool load(uint8_t v) { return v != 0; }
-    static HK_DEVICE uint8_t store(bool v) { return v ? 1 : 0; }
-};
-struct t_half { // IEEE half bits, computed in float, rounded to nearest even once
-    typedef uint16_t stored;
-    typedef float compute;
-    static HK_DEVICE float load(uint16_t v) { return __half2float(__ushort_as_half(v)); }
-    static HK_DEVICE uint16_t store(float v) { return __half_as_ushort(__float2half_rn(v)); }
-};
-typedef plain<int8_t> t_i8;
-typedef plain<uint8_t> t_u8;
-typedef plain<int32_t> t_i32;
-typedef plain<uint32_t> t_u32;
-typedef plain<int64_t> t_i64;
-typedef plain<uint64_t> t_u64;
-typedef plain<float> t_f32;
-typedef plain<double> t_f64;
-typedef plain<uint16_t> t_raw16; // raw bits, for ops that only move values (where, copy)
+typedef hk_dt::traits<HK_BOOL> t_bool;
 
 // ---- the op applied to A inputs; its result type picks out's traits
 template <int A> struct apply;
@@ -215,14 +185,7 @@ template <typename Index> struct divider {
     Index d, m;
     int s;
 };
-HK_DEVICE uint32_t mulhi(uint32_t a, uint32_t b)
-{
-    return __umulhi(a, b);
-}
-HK_DEVICE uint64_t mulhi(uint64_t a, uint64_t b)
-{
-    return __umul64hi(a, b);
-}
+using hk_dev::mulhi;
 
 template <typename Index, typename Offset> struct strided_args {
     void *out;
@@ -377,99 +340,21 @@ template <class Op, class In0, class In, int A> int run(const hkk_launch *l, con
     if (fits_32_bits(c))
         return hk_launcher<ew_strided<Op, In0, In, A, uint32_t, int32_t>>::launch(
             l, hk_grid_for(l, c->n, HK_BLOCK), HK_BLOCK, 0, make_strided<uint32_t, int32_t>(c));
-    return hk_launcher<ew_strided<Op, In0, In, A, uint64_t, int64_t>>::launch(l, hk_grid_for(l, c->n, HK_BLOCK),
-                                                                             HK_BLOCK, 0,
-                                                                             make_strided<uint64_t, int64_t>(c));
+    return hk_launcher<ew_strided<Op, In0, In, A, uint64_t, int64_t>>::launch(
+        l, hk_grid_for(l, c->n, HK_BLOCK), HK_BLOCK, 0, make_strided<uint64_t, int64_t>(c));
 }
 
-// ---- dtype dispatch: each lists only the dtypes its ops accept
-template <class Op, int A> int all_dtypes(const hkk_launch *l, const hkk_ew_call *c)
+// ---- one op over the dtypes of its table row (Mask); where-like ops read a
+// bool condition first and move their values as raw bits.
+template <class Op, int A, unsigned Mask> int run_op(const hkk_launch *l, const hkk_ew_call *c)
 {
-    switch (c->dtype) {
-    case HK_BOOL: return run<Op, t_bool, t_bool, A>(l, c);
-    case HK_INT8: return run<Op, t_i8, t_i8, A>(l, c);
-    case HK_UINT8: return run<Op, t_u8, t_u8, A>(l, c);
-    case HK_INT32: return run<Op, t_i32, t_i32, A>(l, c);
-    case HK_UINT32: return run<Op, t_u32, t_u32, A>(l, c);
-    case HK_INT64: return run<Op, t_i64, t_i64, A>(l, c);
-    case HK_UINT64: return run<Op, t_u64, t_u64, A>(l, c);
-    case HK_FLOAT16: return run<Op, t_half, t_half, A>(l, c);
-    case HK_FLOAT32: return run<Op, t_f32, t_f32, A>(l, c);
-    case HK_FLOAT64: return run<Op, t_f64, t_f64, A>(l, c);
-    }
-    return (int)hipErrorInvalidValue;
-}
-
-template <class Op, int A> int numeric_dtypes(const hkk_launch *l, const hkk_ew_call *c) // all but bool
-{
-    switch (c->dtype) {
-    case HK_INT8: return run<Op, t_i8, t_i8, A>(l, c);
-    case HK_UINT8: return run<Op, t_u8, t_u8, A>(l, c);
-    case HK_INT32: return run<Op, t_i32, t_i32, A>(l, c);
-    case HK_UINT32: return run<Op, t_u32, t_u32, A>(l, c);
-    case HK_INT64: return run<Op, t_i64, t_i64, A>(l, c);
-    case HK_UINT64: return run<Op, t_u64, t_u64, A>(l, c);
-    case HK_FLOAT16: return run<Op, t_half, t_half, A>(l, c);
-    case HK_FLOAT32: return run<Op, t_f32, t_f32, A>(l, c);
-    case HK_FLOAT64: return run<Op, t_f64, t_f64, A>(l, c);
-    default: return (int)hipErrorInvalidValue;
-    }
-}
-
-template <class Op, int A> int float_dtypes(const hkk_launch *l, const hkk_ew_call *c)
-{
-    switch (c->dtype) {
-    case HK_FLOAT16: return run<Op, t_half, t_half, A>(l, c);
-    case HK_FLOAT32: return run<Op, t_f32, t_f32, A>(l, c);
-    case HK_FLOAT64: return run<Op, t_f64, t_f64, A>(l, c);
-    default: return (int)hipErrorInvalidValue;
-    }
-}
-
-template <class Op, int A> int integer_dtypes(const hkk_launch *l, const hkk_ew_call *c) // bool and integers
-{
-    switch (c->dtype) {
-    case HK_BOOL: return run<Op, t_bool, t_bool, A>(l, c);
-    case HK_INT8: return run<Op, t_i8, t_i8, A>(l, c);
-    case HK_UINT8: return run<Op, t_u8, t_u8, A>(l, c);
-    case HK_INT32: return run<Op, t_i32, t_i32, A>(l, c);
-    case HK_UINT32: return run<Op, t_u32, t_u32, A>(l, c);
-    case HK_INT64: return run<Op, t_i64, t_i64, A>(l, c);
-    case HK_UINT64: return run<Op, t_u64, t_u64, A>(l, c);
-    default: return (int)hipErrorInvalidValue;
-    }
-}
-
-template <class Op, int A> int signed_and_float_dtypes(const hkk_launch *l, const hkk_ew_call *c)
-{
-    switch (c->dtype) {
-    case HK_INT8: return run<Op, t_i8, t_i8, A>(l, c);
-    case HK_INT32: return run<Op, t_i32, t_i32, A>(l, c);
-    case HK_INT64: return run<Op, t_i64, t_i64, A>(l, c);
-    case HK_FLOAT16: return run<Op, t_half, t_half, A>(l, c);
-    case HK_FLOAT32: return run<Op, t_f32, t_f32, A>(l, c);
-    case HK_FLOAT64: return run<Op, t_f64, t_f64, A>(l, c);
-    default: return (int)hipErrorInvalidValue;
-    }
-}
-
-// Ops that only move values (copy; where's values) by element size, as raw bits (bool as 0 or 1).
-template <class Op, class In0, int A> int by_size(const hkk_launch *l, const hkk_ew_call *c)
-{
-    switch (c->dtype) {
-    case HK_BOOL: // bools are normalised to 0 or 1
-        return run<Op, typename std::conditional<A == 1, t_bool, In0>::type, t_bool, A>(l, c);
-    case HK_INT8:
-    case HK_UINT8: return run<Op, typename std::conditional<A == 1, t_u8, In0>::type, t_u8, A>(l, c);
-    case HK_FLOAT16: return run<Op, typename std::conditional<A == 1, t_raw16, In0>::type, t_raw16, A>(l, c);
-    case HK_INT32:
-    case HK_UINT32:
-    case HK_FLOAT32: return run<Op, typename std::conditional<A == 1, t_u32, In0>::type, t_u32, A>(l, c);
-    case HK_INT64:
-    case HK_UINT64:
-    case HK_FLOAT64: return run<Op, typename std::conditional<A == 1, t_u64, In0>::type, t_u64, A>(l, c);
-    }
-    return (int)hipErrorInvalidValue;
+    return hk_dispatch::dispatch<Mask>(c->dtype, [&](auto tag) {
+        constexpr hk_dtype D = decltype(tag)::value;
+        typedef
+            typename std::conditional<hk_ops::moves_bits<Op>::value, hk_dt::raw_traits<D>, hk_dt::traits<D>>::type In;
+        typedef typename std::conditional<hk_ops::bool_condition<Op>::value, t_bool, In>::type In0;
+        return run<Op, In0, In, A>(l, c);
+    });
 }
 
 } // namespace ew

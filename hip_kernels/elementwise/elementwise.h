@@ -1,24 +1,18 @@
-/* kernels_elementwise.h: the C entry point of hk_elementwise's kernels
- * (hip_kernels/elementwise_*.hip), called by the GPU backend with a call
- * already validated, broadcast and coalesced by src/elementwise.c. */
+/* elementwise.h: the C entry point of hk_elementwise's kernels (the files of
+ * this folder), called by the GPU kind with a call already validated,
+ * broadcast and coalesced by the ops layer (src/elementwise.c). */
 #ifndef HIPKIT_KERNELS_ELEMENTWISE_H
 #define HIPKIT_KERNELS_ELEMENTWISE_H
 
-#include "kernels.h"
+#include "../kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Internal ops beyond hk_op, chosen by the host when an op is the identity
- * for a dtype: out = in[0] (FLOOR/CEIL/RINT of integers, ABSOLUTE of bool and
- * unsigned, and, with a host-scalar bool input, ISNAN/ISINF/ISFINITE of
- * integers). */
-enum { HKK_EW_COPY = HK_OP_COUNT };
-
 /* One elementwise launch. Operand 0 is out, operand 1 + k is input k. */
 typedef struct hkk_ew_call {
-    int op;               /* hk_op or HKK_EW_COPY */
+    int op;               /* hk_op */
     hk_dtype dtype;       /* T: the inputs' dtype (WHERE: in[1]'s; in[0] is bool) */
     int n_inputs;         /* 1..3 */
     unsigned scalar_mask; /* bit k: input k is a host value, held in scalar[k] */

@@ -1,22 +1,21 @@
-// elementwise_ops.h: what each hk_op means (NumPy's semantics), written once
-// as device functors. Each functor's templated operator() takes values of the
-// compute type C: bool, the integer types, float (also for float16, which is
-// loaded into float and rounded back once) or double. Included by the
-// elementwise_*.hip files; only the (op, dtype) pairs the host accepts are
-// instantiated there.
-#ifndef HIPKIT_ELEMENTWISE_OPS_H
-#define HIPKIT_ELEMENTWISE_OPS_H
+// ops.h: what each elementwise op means (NumPy's semantics, HK_OP_TABLE in
+// hipkit.h), written once as device functors named op_<numpy name>. The map
+// skeleton (hip_kernels/elementwise) runs every one of them; the reduce and
+// scan skeletons combine with op_add, op_multiply, op_minimum and op_maximum.
+// Each operator() takes values of the compute type C (hk_dt::traits<D>::compute):
+// bool, the integer types, float (also for float16) or double, and is
+// instantiated only for the dtypes the op's table row lists.
+#ifndef HIPKIT_OPS_H
+#define HIPKIT_OPS_H
 
 #include <math.h>
 #include <stdint.h>
 
 #include <type_traits>
 
-#include "hipkit_device.h"
+#include "common/hipkit_device.h"
 
-namespace
-{
-namespace ewops
+namespace hk_ops
 {
 
 template <typename C> constexpr bool is_bool = std::is_same<C, bool>::value;
@@ -25,52 +24,78 @@ template <typename C> constexpr bool is_int = std::is_integral<C>::value && !is_
 template <typename C> constexpr bool is_signed_int = is_int<C> &&std::is_signed<C>::value;
 
 // ---- device math with one name per function for float and double
-#define HKEW_MATH1(name)                                                                                               \
+#define HK_OPS_MATH1(name)                                                                                             \
     HK_DEVICE float m_##name(float x)                                                                                  \
     {                                                                                                                  \
-        return name##f(x);                                                                                             \
+        return ::name##f(x);                                                                                           \
     }                                                                                                                  \
     HK_DEVICE double m_##name(double x)                                                                                \
     {                                                                                                                  \
-        return name(x);                                                                                                \
+        return ::name(x);                                                                                              \
     }
-#define HKEW_MATH2(name)                                                                                               \
+#define HK_OPS_MATH2(name)                                                                                             \
     HK_DEVICE float m_##name(float x, float y)                                                                         \
     {                                                                                                                  \
-        return name##f(x, y);                                                                                          \
+        return ::name##f(x, y);                                                                                        \
     }                                                                                                                  \
     HK_DEVICE double m_##name(double x, double y)                                                                      \
     {                                                                                                                  \
-        return name(x, y);                                                                                             \
+        return ::name(x, y);                                                                                           \
     }
-HKEW_MATH1(exp)
-HKEW_MATH1(log)
-HKEW_MATH1(log2)
-HKEW_MATH1(log1p)
-HKEW_MATH1(expm1)
-HKEW_MATH1(sqrt)
-HKEW_MATH1(sin)
-HKEW_MATH1(cos)
-HKEW_MATH1(tan)
-HKEW_MATH1(tanh)
-HKEW_MATH1(erf)
-HKEW_MATH1(floor)
-HKEW_MATH1(ceil)
-HKEW_MATH1(rint)
-HKEW_MATH1(fabs)
-HKEW_MATH2(pow)
-HKEW_MATH2(fmod)
-HKEW_MATH2(copysign)
-#undef HKEW_MATH1
-#undef HKEW_MATH2
+HK_OPS_MATH1(exp)
+HK_OPS_MATH1(log)
+HK_OPS_MATH1(log2)
+HK_OPS_MATH1(log10)
+HK_OPS_MATH1(log1p)
+HK_OPS_MATH1(expm1)
+HK_OPS_MATH1(sqrt)
+HK_OPS_MATH1(sin)
+HK_OPS_MATH1(cos)
+HK_OPS_MATH1(tan)
+HK_OPS_MATH1(sinh)
+HK_OPS_MATH1(cosh)
+HK_OPS_MATH1(tanh)
+HK_OPS_MATH1(asin)
+HK_OPS_MATH1(acos)
+HK_OPS_MATH1(atan)
+HK_OPS_MATH1(asinh)
+HK_OPS_MATH1(acosh)
+HK_OPS_MATH1(atanh)
+HK_OPS_MATH1(erf)
+HK_OPS_MATH1(floor)
+HK_OPS_MATH1(ceil)
+HK_OPS_MATH1(trunc)
+HK_OPS_MATH1(rint)
+HK_OPS_MATH1(fabs)
+HK_OPS_MATH2(pow)
+HK_OPS_MATH2(fmod)
+HK_OPS_MATH2(atan2)
+HK_OPS_MATH2(hypot)
+HK_OPS_MATH2(copysign)
+#undef HK_OPS_MATH1
+#undef HK_OPS_MATH2
 
 template <typename C> HK_DEVICE bool is_nan(C x)
 {
-    return x != x;
+    if constexpr (is_float<C>)
+        return x != x;
+    else
+        return false;
 }
 template <typename C> HK_DEVICE bool is_inf(C x)
 {
-    return x == C(HUGE_VAL) || x == -C(HUGE_VAL);
+    if constexpr (is_float<C>)
+        return x == C(HUGE_VAL) || x == -C(HUGE_VAL);
+    else
+        return false;
+}
+HK_DEVICE bool sign_bit(float x)
+{
+    return (__float_as_uint(x) >> 31) != 0;
+}
+HK_DEVICE bool sign_bit(double x)
+{
+    return __double_as_longlong(x) < 0;
 }
 
 // ---- integers: two's complement wrap-around, computed unsigned (no UB)
@@ -166,6 +191,8 @@ struct op_floor_divide {
         if constexpr (is_float<C>) {
             if (b == C(0))
                 return a / b; // inf or NaN, as NumPy
+            if (is_inf(a) && !is_inf(b) && !is_nan(b))
+                return a / b; // +-inf // finite: +-inf (the array API's special case)
             C mod;
             return float_divmod(a, b, mod);
         } else if constexpr (is_signed_int<C>) {
@@ -225,7 +252,8 @@ struct op_power {
         }
     }
 };
-// NumPy's scalar loops: (a <= b || isnan(a)) ? a : b, so NaN in either wins.
+// NumPy's scalar loops: (a <= b || isnan(a)) ? a : b, so NaN in either wins
+// and of equal values the first.
 struct op_minimum {
     template <typename C> HK_DEVICE C operator()(C a, C b) const
     {
@@ -280,6 +308,51 @@ struct op_bitwise_or {
 struct op_bitwise_xor {
     template <typename C> HK_DEVICE C operator()(C a, C b) const { return (C)(a ^ b); }
 };
+struct op_arctan2 {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const { return m_atan2(a, b); }
+};
+struct op_hypot {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const { return m_hypot(a, b); }
+};
+struct op_copysign {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const { return m_copysign(a, b); }
+};
+// NumPy's npy_logaddexp: equal arguments (infinities included) give x + log 2;
+// otherwise the larger plus log1p(exp(-|x - y|)); NaN propagates.
+struct op_logaddexp {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const
+    {
+        if (a == b)
+            return a + C(0.693147180559945309417232121458176568);
+        const C d = a - b;
+        if (d > C(0))
+            return a + m_log1p(m_exp(-d));
+        if (d <= C(0))
+            return b + m_log1p(m_exp(d));
+        return d; // NaN
+    }
+};
+// Counts below 0 or at least the width shift every bit out, as NumPy's npy_lshift/npy_rshift.
+struct op_left_shift {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const
+    {
+        typedef typename std::make_unsigned<C>::type U;
+        if ((U)b < (U)(8 * sizeof(C)))
+            return (C)(U)((U)a << (U)b);
+        return C(0);
+    }
+};
+struct op_right_shift {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const
+    {
+        typedef typename std::make_unsigned<C>::type U;
+        if ((U)b < (U)(8 * sizeof(C)))
+            return (C)(a >> (U)b); // arithmetic for signed types
+        if constexpr (is_signed_int<C>)
+            return a < 0 ? C(-1) : C(0);
+        return C(0);
+    }
+};
 
 // ---- unary
 struct op_negative {
@@ -314,25 +387,47 @@ struct op_bitwise_invert {
             return (C)~a;
     }
 };
-#define HKEW_FLOAT_UNARY(op_name, fn)                                                                                  \
+#define HK_OPS_FLOAT_UNARY(op_name, fn)                                                                                \
     struct op_name {                                                                                                   \
         template <typename C> HK_DEVICE C operator()(C a) const { return fn(a); }                                      \
     };
-HKEW_FLOAT_UNARY(op_exp, m_exp)
-HKEW_FLOAT_UNARY(op_log, m_log)
-HKEW_FLOAT_UNARY(op_log2, m_log2)
-HKEW_FLOAT_UNARY(op_log1p, m_log1p)
-HKEW_FLOAT_UNARY(op_expm1, m_expm1)
-HKEW_FLOAT_UNARY(op_sqrt, m_sqrt)
-HKEW_FLOAT_UNARY(op_sin, m_sin)
-HKEW_FLOAT_UNARY(op_cos, m_cos)
-HKEW_FLOAT_UNARY(op_tan, m_tan)
-HKEW_FLOAT_UNARY(op_tanh, m_tanh)
-HKEW_FLOAT_UNARY(op_erf, m_erf)
-HKEW_FLOAT_UNARY(op_floor, m_floor)
-HKEW_FLOAT_UNARY(op_ceil, m_ceil)
-HKEW_FLOAT_UNARY(op_rint, m_rint) // round half to even
-#undef HKEW_FLOAT_UNARY
+HK_OPS_FLOAT_UNARY(op_exp, m_exp)
+HK_OPS_FLOAT_UNARY(op_log, m_log)
+HK_OPS_FLOAT_UNARY(op_log2, m_log2)
+HK_OPS_FLOAT_UNARY(op_log10, m_log10)
+HK_OPS_FLOAT_UNARY(op_log1p, m_log1p)
+HK_OPS_FLOAT_UNARY(op_expm1, m_expm1)
+HK_OPS_FLOAT_UNARY(op_sqrt, m_sqrt)
+HK_OPS_FLOAT_UNARY(op_sin, m_sin)
+HK_OPS_FLOAT_UNARY(op_cos, m_cos)
+HK_OPS_FLOAT_UNARY(op_tan, m_tan)
+HK_OPS_FLOAT_UNARY(op_sinh, m_sinh)
+HK_OPS_FLOAT_UNARY(op_cosh, m_cosh)
+HK_OPS_FLOAT_UNARY(op_tanh, m_tanh)
+HK_OPS_FLOAT_UNARY(op_arcsin, m_asin)
+HK_OPS_FLOAT_UNARY(op_arccos, m_acos)
+HK_OPS_FLOAT_UNARY(op_arctan, m_atan)
+HK_OPS_FLOAT_UNARY(op_arcsinh, m_asinh)
+HK_OPS_FLOAT_UNARY(op_arccosh, m_acosh)
+HK_OPS_FLOAT_UNARY(op_arctanh, m_atanh)
+HK_OPS_FLOAT_UNARY(op_erf, m_erf)
+#undef HK_OPS_FLOAT_UNARY
+// Rounding: the identity for integers and bool.
+#define HK_OPS_ROUNDING(op_name, fn)                                                                                   \
+    struct op_name {                                                                                                   \
+        template <typename C> HK_DEVICE C operator()(C a) const                                                        \
+        {                                                                                                              \
+            if constexpr (is_float<C>)                                                                                 \
+                return fn(a);                                                                                          \
+            else                                                                                                       \
+                return a;                                                                                              \
+        }                                                                                                              \
+    };
+HK_OPS_ROUNDING(op_floor, m_floor)
+HK_OPS_ROUNDING(op_ceil, m_ceil)
+HK_OPS_ROUNDING(op_trunc, m_trunc)
+HK_OPS_ROUNDING(op_rint, m_rint) // round half to even
+#undef HK_OPS_ROUNDING
 struct op_isnan {
     template <typename C> HK_DEVICE bool operator()(C a) const { return is_nan(a); }
 };
@@ -342,14 +437,41 @@ struct op_isinf {
 struct op_isfinite {
     template <typename C> HK_DEVICE bool operator()(C a) const { return !is_nan(a) && !is_inf(a); }
 };
-// out = in[0]: the identity ops (integer floor/ceil/rint, unsigned absolute)
-// and, with a host-scalar input, a fill.
-struct op_copy {
-    template <typename C> HK_DEVICE C operator()(C a) const { return a; }
+struct op_signbit {
+    template <typename C> HK_DEVICE bool operator()(C a) const { return sign_bit(a); }
+};
+// NaN stays NaN; -0.0 and 0.0 give 0.0.
+struct op_sign {
+    template <typename C> HK_DEVICE C operator()(C a) const
+    {
+        if constexpr (is_float<C>)
+            return a > C(0) ? C(1) : a < C(0) ? C(-1) : a == C(0) ? C(0) : a;
+        else if constexpr (is_signed_int<C>)
+            return a > 0 ? C(1) : a < 0 ? C(-1) : C(0);
+        else
+            return a > 0 ? C(1) : C(0);
+    }
+};
+// Integers: 1 / x truncated, and 0 for x == 0 (as x // 0).
+struct op_reciprocal {
+    template <typename C> HK_DEVICE C operator()(C a) const
+    {
+        if constexpr (is_float<C>)
+            return C(1) / a;
+        else
+            return a == 0 ? C(0) : (C)(C(1) / a);
+    }
+};
+struct op_square {
+    template <typename C> HK_DEVICE C operator()(C a) const { return w_mul(a, a); }
 };
 
 // ---- ternary
+// where moves its values as raw bits (hk_dt::raw_traits): NaN payloads and
+// float16 bits pass unchanged. Its first input is the bool condition.
 struct op_where {
+    static constexpr bool moves_bits = true;
+    static constexpr bool bool_condition = true;
     template <typename C> HK_DEVICE C operator()(bool c, C a, C b) const { return c ? a : b; }
 };
 struct op_clip {
@@ -359,7 +481,17 @@ struct op_clip {
     }
 };
 
-} // namespace ewops
-} // namespace
+// ---- what the skeletons ask of a functor beyond operator()
+template <class Op, typename = void> struct moves_bits : std::false_type {
+};
+template <class Op> struct moves_bits<Op, std::void_t<decltype(Op::moves_bits)>> : std::bool_constant<Op::moves_bits> {
+};
+template <class Op, typename = void> struct bool_condition : std::false_type {
+};
+template <class Op>
+struct bool_condition<Op, std::void_t<decltype(Op::bool_condition)>> : std::bool_constant<Op::bool_condition> {
+};
+
+} // namespace hk_ops
 
 #endif
