@@ -81,7 +81,12 @@ BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
 
 def _expected(name, *args):
     with np.errstate(all="ignore"):
-        return getattr(np, name)(*args)
+        result = getattr(np, name)(*args)
+        if name == "floor_divide" and result.dtype.kind == "f":
+            # +-inf // finite non-zero is +-inf in hipkit (the array API's special case); NumPy 2.4 gives NaN
+            a, b = (np.asarray(v).astype(result.dtype) for v in args)
+            result = np.where(np.isinf(a) & np.isfinite(b) & (b != 0), a / b, result).astype(result.dtype)
+    return result
 
 
 def _supported(name, dtype):

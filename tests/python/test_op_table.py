@@ -115,6 +115,10 @@ def assert_matches(row, got, expected, inputs):
     g, e = host.astype(np.float64), expected.astype(np.float64)
     nan_ok = np.isnan(g) == np.isnan(e)
     same = (g == e) & (np.signbit(g) == np.signbit(e)) | (np.isnan(g) & np.isnan(e))
+    if row.name in ("minimum", "maximum"):
+        # of 0.0 and -0.0 hipkit gives the first (NumPy's scalar loops); NumPy's SIMD loops for float32 and
+        # float64 pick by sign; the array API leaves it to the implementation
+        same |= (g == 0) & (e == 0)
     if row.name in APPROXIMATE or row.name in ("floor_divide", "remainder"):
         # 8 ulp in float32/float64 (both libraries' errors), 1 in float16 (computed in float32, rounded
         # twice); logaddexp's sum cancels near 0, so its ulp is taken at the inputs' scale
