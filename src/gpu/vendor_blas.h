@@ -3,7 +3,7 @@
 #ifndef HIPKIT_VENDOR_BLAS_H
 #define HIPKIT_VENDOR_BLAS_H
 
-#include "../internal.h"
+#include "../core/internal.h"
 
 /* NULL when the vendor BLAS is usable; otherwise why not, as the end of a sentence ("cuBLAS could not
  * be loaded (...)"). The first call loads the library (thread-safe, once). Needs no GPU. */

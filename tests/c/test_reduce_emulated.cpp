@@ -6,7 +6,7 @@
 // thread that skips one, or a barrier reached by part of a block, is reported
 // as a deadlock); warpSize is 32 or 64 per test; grids follow the planner with
 // a small multiprocessor count, so grid-stride loops go round several times.
-// Layouts come from src/reduce_internal.h, as in the library.
+// Layouts come from src/ops/reduce_internal.h, as in the library.
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -332,7 +332,7 @@ static inline _Float16 __float2half(float f)
 #define HKR_UNROLL
 #define HKR_CHECK_ALIGNED(p) emu::check_aligned(p)
 #include "../../hip_kernels/reduce_skeleton.h"
-#include "../../src/reduce_internal.h"
+#include "../../src/ops/reduce_internal.h"
 
 #undef threadIdx
 #undef blockIdx

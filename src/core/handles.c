@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define KIND_BITS 4
 #define SLOT_BITS 20

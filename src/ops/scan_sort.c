@@ -5,10 +5,10 @@
  * then the backend. */
 #include <string.h>
 
-#include "../hip_kernels/kernels_scan_sort.h"
-#include "backend.h"
-#include "internal.h"
-#include "view_check.h"
+#include "../../hip_kernels/kernels_scan_sort.h"
+#include "kinds/kind.h"
+#include "core/internal.h"
+#include "ops/view_check.h"
 
 /* A 0-d view as 1-d of one element, so every later step sees ndim >= 1. */
 static hk_array scan_sort_at_least_1d(const hk_array *a)

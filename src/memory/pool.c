@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "internal.h"
-#include "ptr_map.h"
+#include "kinds/kind.h"
+#include "core/internal.h"
+#include "core/ptr_map.h"
 
 /* Cached blocks whose last stream has been synchronized and destroyed can be
  * taken by any stream without ordering. */

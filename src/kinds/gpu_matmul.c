@@ -6,7 +6,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/vendor_blas.h"
-#include "matmul_internal.h"
+#include "ops/matmul_internal.h"
 
 static hkk_launch launch_for(void *stream)
 {

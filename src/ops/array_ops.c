@@ -3,10 +3,10 @@
  * of dimensions that lets kernels index with as few divisions as possible. */
 #include <string.h>
 
-#include "../hip_kernels/kernels.h"
-#include "backend.h"
-#include "internal.h"
-#include "view_check.h"
+#include "../../hip_kernels/kernels.h"
+#include "kinds/kind.h"
+#include "core/internal.h"
+#include "ops/view_check.h"
 
 /* Drop size-1 dimensions, then merge neighbours that both views walk as one. */
 static void coalesce(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, hkk_layout *out)

@@ -1,7 +1,7 @@
 /* view_check.c: the checks of one N-d strided view (hk_array) and NumPy broadcasting of one view
  * to another's shape, shared by hk_copy_array, hk_elementwise, hk_reduce, hk_scan, hk_sort,
  * hk_matmul and hk_take (see view_check.h). */
-#include "view_check.h"
+#include "ops/view_check.h"
 
 hk_status hk__check_view(const char *fn, const char *name, const hk_array *a, unsigned flags, size_t *count,
                          uintptr_t *first, uintptr_t *last)

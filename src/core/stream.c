@@ -1,6 +1,6 @@
 /* stream.c: streams and events, behind slot/generation handles. */
 #include "gpu/gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static hk_status stale(const char *function, const char *what, const void *handle)
 {

@@ -4,8 +4,8 @@
 #include <float.h>
 #include <math.h>
 
-#include "backend.h"
-#include "internal.h"
+#include "kinds/kind.h"
+#include "core/internal.h"
 
 static hk_status check_dtype(const char *fn, hk_dtype dtype)
 {

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../hip_kernels/kernels_reduce.h"
-#include "backend.h"
-#include "internal.h"
-#include "reduce_internal.h"
-#include "view_check.h"
+#include "../../hip_kernels/kernels_reduce.h"
+#include "kinds/kind.h"
+#include "core/internal.h"
+#include "ops/reduce_internal.h"
+#include "ops/view_check.h"
 
 static const char *const reduce_op_names[] = {"sum",    "prod", "min", "max",  "argmin", "argmax",
                                               "any",    "all",  "mean", "var", "std"};

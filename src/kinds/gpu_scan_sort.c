@@ -1,7 +1,7 @@
 /* scan_sort_gpu.c: the GPU backend of hk_scan and hk_sort: pool scratch for
  * the look-backs and radix passes, the kernels of hip_kernels/scan.hip and
  * hip_kernels/sort.hip, every status checked. */
-#include "scan_sort_internal.h"
+#include "kinds/scan_sort_internal.h"
 
 static hkk_launch scan_sort_launch(void *stream)
 {

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../hip_kernels/kernels_elementwise.h"
-#include "backend.h"
-#include "internal.h"
-#include "view_check.h"
+#include "../../hip_kernels/kernels_elementwise.h"
+#include "kinds/kind.h"
+#include "core/internal.h"
+#include "ops/view_check.h"
 
 static const char *const op_names[HK_OP_COUNT] = {
     "add",         "subtract",   "multiply",    "divide",      "floor_divide",

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "kinds/kind.h"
 #include "gpu/vendor_blas.h"
-#include "matmul_internal.h"
-#include "view_check.h"
+#include "ops/matmul_internal.h"
+#include "ops/view_check.h"
 
 /* "(2, 3, 4)" into buf. */
 static const char *shape_text(const int64_t *shape, int ndim, char *buf, size_t size)

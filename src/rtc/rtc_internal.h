@@ -3,7 +3,7 @@
 #ifndef HIPKIT_RTC_INTERNAL_H
 #define HIPKIT_RTC_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct hk__program {
     char *source;

@@ -3,8 +3,8 @@
 #ifndef HIPKIT_MATMUL_INTERNAL_H
 #define HIPKIT_MATMUL_INTERNAL_H
 
-#include "../hip_kernels/kernels_matmul.h"
-#include "internal.h"
+#include "../../hip_kernels/kernels_matmul.h"
+#include "core/internal.h"
 
 /* out = a @ b as `args` describes it; use_vendor: cuBLAS / rocBLAS (k == 0 always runs the own kernel,
  * which writes the zeros), else hipkit's kernel. `stream` is the vendor stream. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* Large enough for a compiler log. */
 #define HK_ERROR_TEXT_MAX 32768

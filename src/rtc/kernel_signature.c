@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtc_internal.h"
+#include "rtc/rtc_internal.h"
 
 /* Copy of the source with comments and string/char literals blanked, so the
  * scanner never matches inside them. */

@@ -19,9 +19,9 @@
 #include <emmintrin.h>
 #endif
 
-#include "backend.h"
+#include "kinds/kind.h"
 #include "gpu/gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define DEFAULT_CHUNK_MB 16
 #define BUFFERS 4

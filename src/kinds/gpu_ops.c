@@ -1,12 +1,12 @@
 /* backend_gpu.c: the GPU device kind: vendor memory, copies, stream ordering
  * and the built-in kernels of hip_kernels/, each call's status checked. */
-#include "../hip_kernels/kernels.h"
-#include "../hip_kernels/kernels_elementwise.h"
-#include "../hip_kernels/kernels_reduce.h"
-#include "backend.h"
+#include "../../hip_kernels/kernels.h"
+#include "../../hip_kernels/kernels_elementwise.h"
+#include "../../hip_kernels/kernels_reduce.h"
+#include "kinds/kind.h"
 #include "gpu/gpu.h"
-#include "scan_sort_internal.h"
-#include "matmul_internal.h" /* matmul family (issue 3) */
+#include "kinds/scan_sort_internal.h"
+#include "ops/matmul_internal.h" /* matmul family (issue 3) */
 
 #define GPU_CALL(fn, call)                                                                                             \
     do {                                                                                                               \

@@ -11,7 +11,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/rtc.h"
-#include "rtc_internal.h"
+#include "rtc/rtc_internal.h"
 
 /* The toolkit version hipkit was built against names the compiler in cache
  * keys: asking the loaded compiler would load NVRTC (tens of milliseconds)

@@ -1,6 +1,6 @@
 /* copy.c: host/device copies and memset, validated, then handed to the backend. */
-#include "backend.h"
-#include "internal.h"
+#include "kinds/kind.h"
+#include "core/internal.h"
 
 static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind, hk_stream stream,
                       bool async)

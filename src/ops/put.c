@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "matmul_internal.h"
-#include "view_check.h"
+#include "kinds/kind.h"
+#include "ops/matmul_internal.h"
+#include "ops/view_check.h"
 
 /* "(2, 3, 4)" (one dimension: "(5,)") into buf. */
 static const char *put_shape_text(const int64_t *shape, int ndim, char *buf, size_t size)

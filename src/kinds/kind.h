@@ -6,7 +6,7 @@
 #ifndef HIPKIT_BACKEND_H
 #define HIPKIT_BACKEND_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 struct hkk_layout; /* hip_kernels/kernels.h */
 struct hkk_ew_call; /* hip_kernels/kernels_elementwise.h */

@@ -7,7 +7,7 @@
 
 #include "gpu/fast_launch.h"
 #include "gpu/gpu.h"
-#include "rtc_internal.h"
+#include "rtc/rtc_internal.h"
 
 typedef struct module {
     hipModule_t vendor;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "gpu/gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct device_entry {
     char name[HK_DEVICE_NAME_MAX];
