@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/settings.h"
 #include "gpu.h"
 #include "vendor_blas.h"
 
@@ -197,10 +198,10 @@ static int slot_count;
 
 static void load(void)
 {
-    const char *env = getenv("HIPKIT_VENDOR_BLAS");
-    if (env && (strcmp(env, "0") == 0 || strcmp(env, "off") == 0 || strcmp(env, "OFF") == 0)) {
+    const char *off = hk__settings_vendor_blas_off();
+    if (off) {
         snprintf(unavailable, sizeof unavailable, "%s is turned off by the environment (HIPKIT_VENDOR_BLAS=%s)",
-                 VENDOR_NAME, env);
+                 VENDOR_NAME, off);
         return;
     }
     void *lib = NULL;

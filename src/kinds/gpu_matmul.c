@@ -4,6 +4,7 @@
  * its RAISE check. Arguments arrive validated and laid out by src/matmul.c. */
 #include <limits.h>
 
+#include "core/settings.h"
 #include "gpu/gpu.h"
 #include "gpu/vendor_blas.h"
 #include "ops/matmul_internal.h"
@@ -11,7 +12,8 @@
 static hkk_launch launch_for(void *stream)
 {
     int device = hk__current_device();
-    return (hkk_launch){stream, hk__device_properties(device)->multiprocessor_count, device};
+    return (hkk_launch){stream, hk__device_properties(device)->multiprocessor_count, device,
+                        hk__settings_kernel_tuning()};
 }
 
 static hk_status launched(const char *fn, int error, const char *kernel)

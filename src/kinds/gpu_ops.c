@@ -3,8 +3,9 @@
 #include "../../hip_kernels/kernels.h"
 #include "../../hip_kernels/kernels_elementwise.h"
 #include "../../hip_kernels/kernels_reduce.h"
-#include "kinds/kind.h"
+#include "core/settings.h"
 #include "gpu/gpu.h"
+#include "kinds/kind.h"
 #include "kinds/scan_sort_internal.h"
 #include "ops/matmul_internal.h" /* matmul family (issue 3) */
 
@@ -99,7 +100,8 @@ static hk_status set(const char *fn, void *dst, int value, size_t bytes, void *s
 static hkk_launch launch_for(void *stream)
 {
     int device = hk__current_device();
-    return (hkk_launch){stream, hk__device_properties(device)->multiprocessor_count, device};
+    return (hkk_launch){stream, hk__device_properties(device)->multiprocessor_count, device,
+                        hk__settings_kernel_tuning()};
 }
 
 static hk_status launched(const char *fn, int error, const char *kernel)

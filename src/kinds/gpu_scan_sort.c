@@ -1,12 +1,13 @@
 /* scan_sort_gpu.c: the GPU backend of hk_scan and hk_sort: pool scratch for
  * the look-backs and radix passes, the kernels of hip_kernels/scan.hip and
  * hip_kernels/sort.hip, every status checked. */
+#include "core/settings.h"
 #include "kinds/scan_sort_internal.h"
 
 static hkk_launch scan_sort_launch(void *stream)
 {
     int device = hk__current_device();
-    hkk_launch l = {stream, hk__device_properties(device)->multiprocessor_count, device};
+    hkk_launch l = {stream, hk__device_properties(device)->multiprocessor_count, device, hk__settings_kernel_tuning()};
     return l;
 }
 

@@ -5,30 +5,26 @@
  * into pooled pinned buffers while the DMA engine moves the previous chunk,
  * so the bus stays busy.
  *
- * Tuning (read once per process): HIPKIT_STAGING_CHUNK_MB, the size of each
- * pinned buffer (1..256, default 16), and HIPKIT_STAGING_THREADS, the host
- * threads that copy besides the caller (0..64; default all cores but two,
- * at most 14). bench/transfer_bench sweeps them. */
+ * Tuning (src/core/settings.c, read once per process): HIPKIT_STAGING_CHUNK_MB,
+ * the size of each pinned buffer, and HIPKIT_STAGING_THREADS, the host threads
+ * that copy besides the caller. bench/transfer_bench sweeps them. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-#include "kinds/kind.h"
-#include "gpu/gpu.h"
 #include "core/internal.h"
+#include "core/settings.h"
+#include "gpu/gpu.h"
+#include "kinds/kind.h"
 
-#define DEFAULT_CHUNK_MB 16
 #define BUFFERS 4
-#define DEFAULT_MAX_WORKERS 14
-#define MAX_WORKERS 64
 
-static size_t chunk_size = (size_t)DEFAULT_CHUNK_MB << 20; /* set by start_workers */
+static size_t chunk_size; /* set by start_workers */
 
 /* ---- a small pool of host threads for parallel memcpy */
 
@@ -153,23 +149,10 @@ static void *worker(void *unused)
     return NULL;
 }
 
-/* A whole number from the environment within [lo, hi], or `fallback`. */
-static long env_long(const char *name, long lo, long hi, long fallback)
-{
-    const char *text = getenv(name);
-    if (!text || !*text)
-        return fallback;
-    char *end = NULL;
-    long v = strtol(text, &end, 10);
-    return *end == '\0' && v >= lo && v <= hi ? v : fallback;
-}
-
 static void start_workers(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int wanted = cores > 2 ? (int)(cores - 2 < DEFAULT_MAX_WORKERS ? cores - 2 : DEFAULT_MAX_WORKERS) : 0;
-    wanted = (int)env_long("HIPKIT_STAGING_THREADS", 0, MAX_WORKERS, wanted);
-    chunk_size = (size_t)env_long("HIPKIT_STAGING_CHUNK_MB", 1, 256, DEFAULT_CHUNK_MB) << 20;
+    int wanted = hk__settings_staging_threads();
+    chunk_size = hk__settings_staging_chunk_bytes();
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

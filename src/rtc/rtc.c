@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/settings.h"
 #include "gpu/gpu.h"
 #include "gpu/rtc.h"
 #include "rtc/rtc_internal.h"
@@ -49,20 +50,8 @@ static int make_dirs(const char *path)
 
 static void configure_default_cache(void)
 {
-    const char *off = getenv("HIPKIT_CACHE_DISABLE");
-    if (off && *off && strcmp(off, "0") != 0)
-        return;
-    char path[4096];
-    const char *dir = getenv("HIPKIT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (dir && *dir)
-        snprintf(path, sizeof path, "%s", dir);
-    else if (xdg && *xdg)
-        snprintf(path, sizeof path, "%s/hipkit", xdg);
-    else if (home && *home)
-        snprintf(path, sizeof path, "%s/.cache/hipkit", home);
-    else
-        return;
-    cache_dir = strdup(path);
+    const char *dir = hk__settings_cache_dir();
+    cache_dir = dir ? strdup(dir) : NULL;
 }
 
 /* The cache folder in use (created on demand), or NULL. Holds cache_lock. */

@@ -430,7 +430,7 @@ struct Emulated {
         reduce_build_layout(&in, axes, &out, keepdims, indexed, &layout, &in_off, &out_off);
         const void *in_origin = count > 0 ? (const char *)in.data + in_off * (int64_t)in_size : in.data;
         void *out_origin = (char *)out.data + out_off * (int64_t)out_size;
-        hkk_launch launch = {nullptr, multiprocessors, 0};
+        hkk_launch launch = {nullptr, multiprocessors, 0, nullptr};
         hkr::Plan p;
         size_t bytes = 0;
         hkr::Call query = {&launch, in_origin, out_origin, nullptr, &layout, ddof, &bytes, &p};
