@@ -1,88 +1,48 @@
-/* device.c: device discovery (once per process), per-thread current device,
- * device information, version and platform queries. */
+/* device.c: device discovery (once per process, through the kind table), the per-thread current
+ * device, device information, version and platform queries. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "gpu/gpu.h"
-#include "core/internal.h"
-
-typedef struct device_entry {
-    char name[HK_DEVICE_NAME_MAX];
-    hk__device_props props;
-} device_entry;
+#include "core/device.h"
+#include "kinds/kind.h"
 
 static pthread_once_t discovery_once = PTHREAD_ONCE_INIT;
-static int device_count;
-static device_entry *devices;
 static char no_device_reason[256]; /* what the runtime said when it found none */
-
-static _Thread_local int current_device;
 
 static void discover_devices(void)
 {
-    int count = 0;
-    hipError_t e = hipGetDeviceCount(&count);
-    if (e != hipSuccess) {
-        /* No driver or no GPU: the library stays usable, with zero devices. */
-        const char *name = hipGetErrorName(e), *text = hipGetErrorString(e);
-        if (strcmp(name, text) == 0)
-            snprintf(no_device_reason, sizeof no_device_reason, "%s", name);
-        else
-            snprintf(no_device_reason, sizeof no_device_reason, "%s: %s", name, text);
-        (void)hipGetLastError();
-        return;
-    }
+    const hk__kind *kind = hk__kind_current();
+    /* No driver or no GPU: the library stays usable, with zero devices. */
+    int count = kind->device_count(no_device_reason, sizeof no_device_reason);
     if (count <= 0) {
-        snprintf(no_device_reason, sizeof no_device_reason, "the runtime reports 0 devices");
+        if (!no_device_reason[0])
+            snprintf(no_device_reason, sizeof no_device_reason, "the runtime reports 0 devices");
         return;
     }
-    devices = calloc((size_t)count, sizeof *devices);
+    hk__device_entry *devices = calloc((size_t)count, sizeof *devices);
     if (!devices) {
         snprintf(no_device_reason, sizeof no_device_reason, "out of host memory at start-up");
         return;
     }
     for (int d = 0; d < count; d++) {
-        hipDeviceProp_t prop;
-        if (hipGetDeviceProperties(&prop, d) != hipSuccess) {
+        hk_device_info info;
+        memset(&info, 0, sizeof info);
+        if (kind->device_describe(NULL, d, &info, &devices[d].props) != HK_SUCCESS) {
             snprintf(devices[d].name, sizeof devices[d].name, "?");
             devices[d].props = (hk__device_props){1, 256, 32, {256, 1, 1}, {65535, 1, 1}, 0, "unknown"};
             continue;
         }
-        snprintf(devices[d].name, sizeof devices[d].name, "%s", prop.name);
-        devices[d].props.multiprocessor_count = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
-        devices[d].props.max_threads_per_block = prop.maxThreadsPerBlock > 0 ? prop.maxThreadsPerBlock : 256;
-        devices[d].props.warp_size = prop.warpSize;
-        for (int k = 0; k < 3; k++) {
-            devices[d].props.max_block_dim[k] = prop.maxThreadsDim[k];
-            devices[d].props.max_grid_dim[k] = prop.maxGridSize[k];
-        }
-        hk_gpu_max_dynamic_shared(&prop, 0, &devices[d].props.max_shared_per_block);
-        hk_gpu_arch_name(&prop, devices[d].props.arch, sizeof devices[d].props.arch);
+        snprintf(devices[d].name, sizeof devices[d].name, "%s", info.name);
     }
-    device_count = count;
+    hk__record_devices(count, devices);
 }
 
 int hk__device_count(void)
 {
     pthread_once(&discovery_once, discover_devices);
-    return device_count;
-}
-
-int hk__current_device(void)
-{
-    return current_device;
-}
-
-const char *hk__device_name(int device)
-{
-    if (device < 0 || device >= hk__device_count())
-        return "?";
-    return devices[device].name;
-}
-
-const hk__device_props *hk__device_properties(int device)
-{
-    return &devices[device].props;
+    return hk__recorded_device_count();
 }
 
 hk_status hk__require_gpu(const char *function)
@@ -90,7 +50,7 @@ hk_status hk__require_gpu(const char *function)
     if (hk__device_count() > 0)
         return HK_SUCCESS;
     return hk__fail(HK_ERROR_NO_DEVICE, function, "no GPU found (%s); this call needs %s GPU and a working driver",
-                    no_device_reason, HK_GPU_PLATFORM == HK_PLATFORM_AMD ? "an AMD" : "an NVIDIA");
+                    no_device_reason, hk__kind_current()->platform == HK_PLATFORM_AMD ? "an AMD" : "an NVIDIA");
 }
 
 hk_status hk__check_device(const char *function, int device)
@@ -101,18 +61,16 @@ hk_status hk__check_device(const char *function, int device)
     hk_status s = hk__require_gpu(function);
     if (s != HK_SUCCESS)
         return s;
-    if (device >= device_count)
+    int count = hk__device_count();
+    if (device >= count)
         return hk__fail(HK_ERROR_INVALID_DEVICE, function, "device %d requested, but only %d device%s (0..%d)", device,
-                        device_count, device_count == 1 ? " exists" : "s exist", device_count - 1);
+                        count, count == 1 ? " exists" : "s exist", count - 1);
     return HK_SUCCESS;
 }
 
 hk_status hk__activate_device(const char *function, int device)
 {
-    hipError_t e = hipSetDevice(device);
-    if (e != hipSuccess)
-        return hk__fail_gpu(e, function, "hipSetDevice");
-    return HK_SUCCESS;
+    return hk__kind_current()->activate(function, device);
 }
 
 /* ---------------------------------------------------------------- public */
@@ -131,7 +89,7 @@ hk_status hk_platform_get(hk_platform *platform)
 {
     if (!platform)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_platform_get", "platform must not be NULL");
-    *platform = HK_GPU_PLATFORM;
+    *platform = hk__kind_current()->platform;
     return hk__ok();
 }
 
@@ -148,10 +106,8 @@ hk_status hk_runtime_version(int *version)
 {
     if (!version)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_runtime_version", "version must not be NULL");
-    hipError_t e = hipRuntimeGetVersion(version);
-    if (e != hipSuccess)
-        return hk__fail_gpu(e, "hk_runtime_version", "hipRuntimeGetVersion");
-    return hk__ok();
+    hk_status s = hk__kind_current()->runtime_version("hk_runtime_version", version);
+    return s == HK_SUCCESS ? hk__ok() : s;
 }
 
 hk_status hk_device_count(int *count)
@@ -170,33 +126,24 @@ hk_status hk_device_get_info(int device, hk_device_info *info)
     hk_status s = hk__check_device(fn, device);
     if (s != HK_SUCCESS)
         return s;
-    hipDeviceProp_t prop;
-    hipError_t e = hipGetDeviceProperties(&prop, device);
-    if (e != hipSuccess)
-        return hk__fail_gpu(e, fn, "hipGetDeviceProperties");
-    memset(info, 0, sizeof *info);
-    info->device = device;
-    snprintf(info->name, sizeof info->name, "%s", prop.name);
-    hk_gpu_arch_name(&prop, info->arch, sizeof info->arch);
-    info->multiprocessor_count = prop.multiProcessorCount;
-    info->warp_size = prop.warpSize;
-    info->max_threads_per_block = prop.maxThreadsPerBlock;
-    info->total_memory = prop.totalGlobalMem;
-    info->shared_memory_per_block = prop.sharedMemPerBlock;
-    info->l2_cache_size = prop.l2CacheSize > 0 ? (size_t)prop.l2CacheSize : 0;
-    info->compute_major = prop.major;
-    info->compute_minor = prop.minor;
-    info->pci_bus_id = prop.pciBusID;
-
+    const hk__kind *kind = hk__kind_current();
+    hk_device_info described;
+    hk__device_props props;
+    memset(&described, 0, sizeof described);
+    if ((s = kind->device_describe(fn, device, &described, &props)) != HK_SUCCESS)
+        return s;
+    *info = described;
     /* Free memory is a per-device query: switch to it and back. */
-    int previous = current_device;
+    int previous = hk__current_device();
     if ((s = hk__activate_device(fn, device)) != HK_SUCCESS)
         return s;
-    size_t free_bytes = 0, total_bytes = 0;
-    e = hipMemGetInfo(&free_bytes, &total_bytes);
+    size_t free_bytes = 0;
+    hk__first_failure_begin();
+    s = kind->free_memory(fn, &free_bytes);
     hk_status restore = hk__activate_device(fn, previous);
-    if (e != hipSuccess)
-        return hk__fail_gpu(e, fn, "hipMemGetInfo");
+    hk__first_failure_end();
+    if (s != HK_SUCCESS)
+        return s;
     if (restore != HK_SUCCESS)
         return restore;
     info->free_memory = free_bytes;
@@ -210,7 +157,7 @@ hk_status hk_device_set(int device)
         return s;
     if ((s = hk__activate_device("hk_device_set", device)) != HK_SUCCESS)
         return s;
-    current_device = device;
+    hk__set_current_device(device);
     return hk__ok();
 }
 
@@ -218,7 +165,7 @@ hk_status hk_device_get(int *device)
 {
     if (!device)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_device_get", "device must not be NULL");
-    *device = current_device;
+    *device = hk__current_device();
     return hk__ok();
 }
 
@@ -227,8 +174,6 @@ hk_status hk_device_synchronize(void)
     hk_status s = hk__require_gpu("hk_device_synchronize");
     if (s != HK_SUCCESS)
         return s;
-    hipError_t e = hipDeviceSynchronize();
-    if (e != hipSuccess)
-        return hk__fail_gpu(e, "hk_device_synchronize", "hipDeviceSynchronize");
-    return hk__ok();
+    s = hk__kind_current()->synchronize("hk_device_synchronize");
+    return s == HK_SUCCESS ? hk__ok() : s;
 }

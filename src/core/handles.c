@@ -1,17 +1,19 @@
-/* handles.c: opaque handle values for streams and events. A handle encodes
- * kind, slot and generation, so a destroyed or invented handle is recognised
- * as stale without dereferencing freed memory. */
+/* handles.c: opaque handle values for streams, events, programs, modules and kernels. A handle
+ * encodes kind, slot and generation, so a destroyed or invented handle is recognised as stale
+ * without dereferencing freed memory. Also the lookup of a stream handle every call with a stream
+ * makes. */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "core/device.h"
+#include "core/handles.h"
 
 #define KIND_BITS 4
 #define SLOT_BITS 20
 #define MAX_SLOTS (1u << SLOT_BITS)
 
 typedef struct slot {
-    void *object; /* the vendor stream or event; NULL when free */
+    void *object; /* the kind's stream or event, or hipkit's program, module or kernel; NULL when free */
     int device;
     uint32_t generation;
     uint8_t kind;
@@ -108,4 +110,32 @@ bool hk__handle_remove(hk__handle_kind kind, uintptr_t handle, void **object, in
     }
     pthread_mutex_unlock(&lock);
     return s != NULL;
+}
+
+hk_status hk__stale_handle(const char *function, const char *what, const void *handle)
+{
+    return hk__fail(HK_ERROR_INVALID_HANDLE, function,
+                    "%s %p is not live (already destroyed, or never created by hipkit)", what, handle);
+}
+
+hk_status hk__wrong_device(const char *function, const char *what, int owner)
+{
+    return hk__fail(HK_ERROR_INVALID_ARGUMENT, function,
+                    "the %s belongs to device %d but this thread's current device is %d; "
+                    "call hk_device_set(%d) first",
+                    what, owner, hk__current_device(), owner);
+}
+
+hk_status hk__resolve_stream(const char *function, hk_stream stream, void **vendor_stream)
+{
+    if (!stream) {
+        *vendor_stream = NULL; /* the current device's default stream */
+        return hk__require_gpu(function);
+    }
+    int device;
+    if (!hk__handle_lookup(HK__HANDLE_STREAM, (uintptr_t)stream, vendor_stream, &device))
+        return hk__stale_handle(function, "stream", stream);
+    if (device != hk__current_device())
+        return hk__wrong_device(function, "stream", device);
+    return HK_SUCCESS;
 }

@@ -2,13 +2,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
-#include "core/internal.h"
+#include "core/status.h"
 
 /* Large enough for a compiler log. */
 #define HK_ERROR_TEXT_MAX 32768
 
 static _Thread_local char last_error[HK_ERROR_TEXT_MAX];
+/* Between hk__first_failure_begin and _end: holding, and held once a failure is recorded. */
+static _Thread_local bool holding, held;
 
 const char *hk_status_name(hk_status status)
 {
@@ -48,6 +49,9 @@ hk_status hk__not_ready(void)
 
 hk_status hk__fail(hk_status status, const char *function, const char *fmt, ...)
 {
+    if (holding && held)
+        return status;
+    held = holding;
     int used = snprintf(last_error, sizeof last_error, "%s: ", function);
     if (used < 0 || (size_t)used >= sizeof last_error)
         return status;
@@ -75,36 +79,13 @@ const char *hk__format_bytes(size_t bytes, char *buf, size_t size)
     return buf;
 }
 
-static hk_status status_from_gpu_error(hipError_t e)
+void hk__first_failure_begin(void)
 {
-    if (hk_gpu_error_means_no_device(e))
-        return HK_ERROR_NO_DEVICE;
-    switch (e) {
-    case hipErrorOutOfMemory: return HK_ERROR_OUT_OF_MEMORY;
-    case hipErrorInvalidDevice: return HK_ERROR_INVALID_DEVICE;
-    case hipErrorNotReady: return HK_ERROR_NOT_READY;
-    case hipErrorInvalidValue: return HK_ERROR_INVALID_ARGUMENT;
-    case hipErrorInvalidHandle: return HK_ERROR_INVALID_HANDLE;
-    case hipErrorInvalidConfiguration:
-    case hipErrorLaunchOutOfResources:
-    case hipErrorNoBinaryForGpu:
-    case hipErrorInvalidDeviceFunction:
-    case hipErrorLaunchFailure: return HK_ERROR_LAUNCH_FAILED;
-    default: return HK_ERROR_RUNTIME;
-    }
+    holding = true;
+    held = false;
 }
 
-hk_status hk__fail_gpu(int gpu_error, const char *function, const char *what)
+void hk__first_failure_end(void)
 {
-    hipError_t e = (hipError_t)gpu_error;
-    hk_status status = status_from_gpu_error(e);
-    int device = hk__current_device();
-    const char *hint = "";
-    if (e == hipErrorNoBinaryForGpu)
-        hint = " (this build of hipkit has no code for this GPU: rebuild with its architecture in HIPKIT_GPU_TARGETS)";
-    else if (e == hipErrorIllegalAddress || e == hipErrorLaunchFailure)
-        hint = " (a kernel touched memory it does not own; the device context is now unusable, restart the process)";
-    (void)hipGetLastError(); /* the failure is reported here; do not let a later launch check see it */
-    return hk__fail(status, function, "%s failed on device %d (%s): %s: %s%s", what, device, hk__device_name(device),
-                    hipGetErrorName(e), hipGetErrorString(e), hint);
+    holding = held = false;
 }

@@ -1,50 +1,17 @@
-/* matmul_gpu.c: the GPU backend of the matmul family (hk_matmul, hk_take): the own GEMM kernel, the
- * vendor BLAS path (operands passed as transposes where a column-major BLAS can read them, copied
- * through contiguous pool scratch where it cannot, batches as strided-batched calls), and take with
- * its RAISE check. Arguments arrive validated and laid out by src/matmul.c. */
+/* gpu_matmul.c: the GPU kind's matmul family (hip_kernels/kernels_matmul.h): hk_matmul by the own
+ * GEMM kernel or the vendor BLAS (operands passed as transposes where a column-major BLAS can read
+ * them, copied through contiguous scratch where it cannot, batches as strided-batched calls), and
+ * hk_take and hk_put with their RAISE check of the indices. */
 #include <limits.h>
+#include <string.h>
 
-#include "core/settings.h"
-#include "gpu/gpu.h"
+#include "../../hip_kernels/kernels_matmul.h"
+#include "core/layout.h"
 #include "gpu/vendor_blas.h"
-#include "ops/matmul_internal.h"
+#include "kinds/gpu_internal.h"
 
-static hkk_launch launch_for(void *stream)
-{
-    int device = hk__current_device();
-    return (hkk_launch){stream, hk__device_properties(device)->multiprocessor_count, device,
-                        hk__settings_kernel_tuning()};
-}
-
-static hk_status launched(const char *fn, int error, const char *kernel)
-{
-    return error == hipSuccess ? HK_SUCCESS : hk__fail_gpu(error, fn, kernel);
-}
-
-int hk__matmul_coalesce(int ndim, int64_t *shape, int64_t *const *strides, int arrays)
-{
-    int n = 0;
-    for (int k = 0; k < ndim; k++) {
-        if (shape[k] == 1)
-            continue;
-        if (n > 0) {
-            bool merge = true;
-            for (int a = 0; a < arrays; a++)
-                merge = merge && strides[a][k] * shape[k] == strides[a][n - 1];
-            if (merge) {
-                shape[n - 1] *= shape[k];
-                for (int a = 0; a < arrays; a++)
-                    strides[a][n - 1] = strides[a][k];
-                continue;
-            }
-        }
-        shape[n] = shape[k];
-        for (int a = 0; a < arrays; a++)
-            strides[a][n] = strides[a][k];
-        n++;
-    }
-    return n;
-}
+/* The scratch buffers of the vendor path, by position in its hk__scratch_list. */
+enum { SCRATCH_A, SCRATCH_B, SCRATCH_OUT, SCRATCH_WORKSPACE };
 
 /* ------------------------------------------------------------- vendor BLAS path */
 
@@ -90,7 +57,7 @@ static void copy_layout(const hkk_matmul_args *p, const int64_t *extents, int64_
     dst[nd] = dst_rs;
     dst[nd + 1] = dst_cs;
     int64_t *const strides[2] = {src, dst};
-    int ndim = hk__matmul_coalesce(nd + 2, shape, strides, 2);
+    int ndim = hk__coalesce_dims(nd + 2, shape, strides, 2);
     if (ndim == 0) {
         shape[0] = 1;
         src[0] = dst[0] = 0;
@@ -105,13 +72,21 @@ static void copy_layout(const hkk_matmul_args *p, const int64_t *extents, int64_
     *count = n;
 }
 
-/* Copies one operand (rows x cols, strides *rs *cs, batch strides bs; 0 = repeated) into contiguous
- * row-major scratch holding each distinct matrix once, and points the operand at it. */
-static hk_status operand_to_scratch(const char *fn, void *stream, const hkk_launch *l, const hkk_matmul_args *p,
-                                    const void **data, int64_t rows, int64_t cols, int64_t *rs, int64_t *cs,
-                                    int64_t *bs, void **scratch)
+/* Elements of one operand's contiguous copy: each distinct matrix once (a repeated batch dimension,
+ * stride 0, counts once). */
+static int64_t distinct_elements(const hkk_matmul_args *p, int64_t rows, int64_t cols, const int64_t *bs)
 {
-    size_t item = p->dtype == HK_FLOAT32 ? 4 : 8;
+    int64_t count = rows * cols;
+    for (int d = 0; d < p->batch_ndim; d++)
+        count *= bs[d] == 0 ? 1 : p->batch_shape[d];
+    return count;
+}
+
+/* Copies one operand (rows x cols, strides *rs *cs, batch strides bs; 0 = repeated) into the
+ * contiguous row-major `scratch` holding each distinct matrix once, and points the operand at it. */
+static hk_status operand_to_scratch(const char *fn, const hkk_launch *l, const hkk_matmul_args *p, const void **data,
+                                    int64_t rows, int64_t cols, int64_t *rs, int64_t *cs, int64_t *bs, void *scratch)
+{
     int64_t extents[HKK_MATMUL_MAX_BATCH], dst_bs[HKK_MATMUL_MAX_BATCH];
     int64_t step = rows * cols;
     for (int d = p->batch_ndim - 1; d >= 0; d--) {
@@ -122,12 +97,9 @@ static hk_status operand_to_scratch(const char *fn, void *stream, const hkk_laun
     hkk_layout layout;
     size_t count;
     copy_layout(p, extents, rows, cols, bs, *rs, *cs, dst_bs, cols, 1, &layout, &count);
-    HK_TRY(hk__pool_alloc(fn, scratch, count * item, stream));
-    hk_status s = launched(fn, hkk_copy_array(l, p->dtype, p->dtype, *data, *scratch, count, &layout),
-                           "launching the copy kernel (an operand into contiguous scratch for the vendor BLAS)");
-    if (s != HK_SUCCESS)
-        return s;
-    *data = *scratch;
+    HK_TRY(hk__gpu_check(fn, hkk_copy_array(l, p->dtype, p->dtype, *data, scratch, count, &layout),
+                         "launching the copy kernel (an operand into contiguous scratch for the vendor BLAS)"));
+    *data = scratch;
     *rs = cols;
     *cs = 1;
     for (int d = 0; d < p->batch_ndim; d++)
@@ -139,6 +111,8 @@ static hk_status operand_to_scratch(const char *fn, void *stream, const hkk_laun
 typedef struct vendor_call {
     int a_row, b_row, out_row;
     int64_t lda, ldb, ldc;
+    void *workspace;
+    size_t workspace_bytes;
 } vendor_call;
 
 static hk_status vendor_batch(const char *fn, void *stream, const hkk_matmul_args *q, const vendor_call *v,
@@ -150,11 +124,11 @@ static hk_status vendor_batch(const char *fn, void *stream, const hkk_matmul_arg
     const char *b = (const char *)q->b + off_b * (int64_t)item;
     char *out = (char *)q->out + off_out * (int64_t)item;
     if (v->out_row) /* out^T (N x M, column-major) = b^T a^T */
-        return hk__vendor_gemm(fn, stream, q->dtype, !v->b_row, !v->a_row, q->n, q->m, q->k, b, v->ldb, sb, a, v->lda,
-                               sa, out, v->ldc, so, count);
+        return hk__vendor_gemm(fn, stream, v->workspace, v->workspace_bytes, q->dtype, !v->b_row, !v->a_row, q->n, q->m,
+                               q->k, b, v->ldb, sb, a, v->lda, sa, out, v->ldc, so, count);
     /* out (M x N, column-major) = a b */
-    return hk__vendor_gemm(fn, stream, q->dtype, v->a_row, v->b_row, q->m, q->n, q->k, a, v->lda, sa, b, v->ldb, sb,
-                           out, v->ldc, so, count);
+    return hk__vendor_gemm(fn, stream, v->workspace, v->workspace_bytes, q->dtype, v->a_row, v->b_row, q->m, q->n, q->k,
+                           a, v->lda, sa, b, v->ldb, sb, out, v->ldc, so, count);
 }
 
 static hk_status vendor_products(const char *fn, void *stream, const hkk_matmul_args *q, const vendor_call *v)
@@ -193,103 +167,104 @@ static hk_status vendor_products(const char *fn, void *stream, const hkk_matmul_
     return HK_SUCCESS;
 }
 
-static hk_status vendor_matmul(const char *fn, void *stream, const hkk_matmul_args *p)
+void hk__gpu_matmul_scratch(const hkk_matmul_args *p, int use_vendor, hk__scratch_list *need)
 {
-    hkk_launch l = launch_for(stream);
+    memset(need, 0, sizeof *need);
+    if (!use_vendor || p->k == 0) /* k == 0 runs the own kernel, which writes the zeros */
+        return;
+    const size_t item = p->dtype == HK_FLOAT32 ? 4 : 8;
+    int row_major;
+    int64_t ld;
+    if (!blas_layout(p->m, p->k, p->a_rs, p->a_cs, &row_major, &ld))
+        need->bytes[SCRATCH_A] = (size_t)distinct_elements(p, p->m, p->k, p->a_bs) * item;
+    if (!blas_layout(p->k, p->n, p->b_rs, p->b_cs, &row_major, &ld))
+        need->bytes[SCRATCH_B] = (size_t)distinct_elements(p, p->k, p->n, p->b_bs) * item;
+    if (!blas_layout(p->m, p->n, p->o_rs, p->o_cs, &row_major, &ld))
+        need->bytes[SCRATCH_OUT] = (size_t)(p->batch_count * p->m * p->n) * item;
+    /* Without a workspace (the pool exhausted) the vendor picks algorithms that need none. */
+    need->bytes[SCRATCH_WORKSPACE] = hk__vendor_blas_workspace_bytes();
+    need->optional[SCRATCH_WORKSPACE] = true;
+}
+
+static hk_status vendor_matmul(const char *fn, void *stream, const hkk_matmul_args *p, const hk__scratch_list *scratch)
+{
+    hkk_launch l = hk__gpu_launch(stream);
     hkk_matmul_args q = *p;
     vendor_call v;
-    void *scratch_a = NULL, *scratch_b = NULL, *scratch_out = NULL;
+    v.workspace = scratch->ptr[SCRATCH_WORKSPACE];
+    v.workspace_bytes = v.workspace ? scratch->bytes[SCRATCH_WORKSPACE] : 0;
     hk_status s = HK_SUCCESS;
     if (!blas_layout(q.m, q.k, q.a_rs, q.a_cs, &v.a_row, &v.lda)) {
-        s = operand_to_scratch(fn, stream, &l, p, &q.a, q.m, q.k, &q.a_rs, &q.a_cs, q.a_bs, &scratch_a);
+        s = operand_to_scratch(fn, &l, p, &q.a, q.m, q.k, &q.a_rs, &q.a_cs, q.a_bs, scratch->ptr[SCRATCH_A]);
         if (s == HK_SUCCESS)
             blas_layout(q.m, q.k, q.a_rs, q.a_cs, &v.a_row, &v.lda);
     }
     if (s == HK_SUCCESS && !blas_layout(q.k, q.n, q.b_rs, q.b_cs, &v.b_row, &v.ldb)) {
-        s = operand_to_scratch(fn, stream, &l, p, &q.b, q.k, q.n, &q.b_rs, &q.b_cs, q.b_bs, &scratch_b);
+        s = operand_to_scratch(fn, &l, p, &q.b, q.k, q.n, &q.b_rs, &q.b_cs, q.b_bs, scratch->ptr[SCRATCH_B]);
         if (s == HK_SUCCESS)
             blas_layout(q.k, q.n, q.b_rs, q.b_cs, &v.b_row, &v.ldb);
     }
+    void *scratch_out = NULL;
     if (s == HK_SUCCESS && !blas_layout(q.m, q.n, q.o_rs, q.o_cs, &v.out_row, &v.ldc)) {
         /* out is written into contiguous scratch, then copied into its view. */
-        size_t item = p->dtype == HK_FLOAT32 ? 4 : 8;
-        s = hk__pool_alloc(fn, &scratch_out, (size_t)(q.batch_count * q.m * q.n) * item, stream);
-        if (s == HK_SUCCESS) {
-            int64_t step = q.m * q.n;
-            for (int d = q.batch_ndim - 1; d >= 0; d--) {
-                q.o_bs[d] = step;
-                step *= q.batch_shape[d];
-            }
-            q.out = scratch_out;
-            q.o_rs = q.n;
-            q.o_cs = 1;
-            blas_layout(q.m, q.n, q.o_rs, q.o_cs, &v.out_row, &v.ldc);
+        scratch_out = scratch->ptr[SCRATCH_OUT];
+        int64_t step = q.m * q.n;
+        for (int d = q.batch_ndim - 1; d >= 0; d--) {
+            q.o_bs[d] = step;
+            step *= q.batch_shape[d];
         }
+        q.out = scratch_out;
+        q.o_rs = q.n;
+        q.o_cs = 1;
+        blas_layout(q.m, q.n, q.o_rs, q.o_cs, &v.out_row, &v.ldc);
     }
     if (s == HK_SUCCESS)
         s = vendor_products(fn, stream, &q, &v);
     if (s == HK_SUCCESS && scratch_out) {
         hkk_layout layout;
         size_t count;
-        copy_layout(p, p->batch_shape, p->m, p->n, q.o_bs, q.o_rs, q.o_cs, p->o_bs, p->o_rs, p->o_cs, &layout,
-                    &count);
-        s = launched(fn, hkk_copy_array(&l, p->dtype, p->dtype, scratch_out, p->out, count, &layout),
-                     "launching the copy kernel (the vendor BLAS's result into out)");
-    }
-    /* Stream-ordered frees: the blocks are reused only after the work queued above. */
-    void *scratch[3] = {scratch_a, scratch_b, scratch_out};
-    for (int i = 0; i < 3; i++) {
-        if (!scratch[i])
-            continue;
-        hk_status f = hk__pool_free(fn, scratch[i], stream, false);
-        if (s == HK_SUCCESS)
-            s = f;
+        copy_layout(p, p->batch_shape, p->m, p->n, q.o_bs, q.o_rs, q.o_cs, p->o_bs, p->o_rs, p->o_cs, &layout, &count);
+        s = hk__gpu_check(fn, hkk_copy_array(&l, p->dtype, p->dtype, scratch_out, p->out, count, &layout),
+                          "launching the copy kernel (the vendor BLAS's result into out)");
     }
     return s;
 }
 
-hk_status hk__gpu_matmul(const char *fn, void *stream, const hkk_matmul_args *args, int use_vendor)
+hk_status hk__gpu_matmul(const char *fn, void *stream, const hkk_matmul_args *args, int use_vendor,
+                         const hk__scratch_list *scratch)
 {
     if (use_vendor && args->k > 0)
-        return vendor_matmul(fn, stream, args);
-    hkk_launch l = launch_for(stream);
-    return launched(fn, hkk_matmul(&l, args), "launching the matmul kernel");
+        return vendor_matmul(fn, stream, args, scratch);
+    hkk_launch l = hk__gpu_launch(stream);
+    return hk__gpu_check(fn, hkk_matmul(&l, args), "launching the matmul kernel");
 }
 
-/* ---------------------------------------------------------------------- take */
+/* ------------------------------------------------------------- take and put */
 
-#define GPU_CALL(fn, call)                                                                                             \
-    do {                                                                                                               \
-        hipError_t gpu_call_error_ = (call);                                                                           \
-        if (gpu_call_error_ != hipSuccess)                                                                             \
-            return hk__fail_gpu(gpu_call_error_, fn, #call);                                                           \
-    } while (0)
-
-/* RAISE: the smallest C-order position of an index out of range, or UINT64_MAX; waits for the stream. */
-static hk_status first_bad_index(const char *fn, void *stream, const hkk_take_args *p, unsigned long long *first)
+/* RAISE: the smallest C-order position of an index out of range, or ULLONG_MAX, through the
+ * caller's 8-byte `flag`; waits for the stream. */
+static hk_status first_bad_index(const char *fn, void *stream, const hkk_take_args *p, void *flag,
+                                 unsigned long long *first)
 {
-    hkk_launch l = launch_for(stream);
-    void *flag = NULL;
-    HK_TRY(hk__pool_alloc(fn, &flag, sizeof *first, stream));
-    hk_status s = HK_SUCCESS;
+    hkk_launch l = hk__gpu_launch(stream);
     hipError_t e = hipMemsetAsync(flag, 0xFF, sizeof *first, (hipStream_t)stream);
     if (e != hipSuccess)
-        s = hk__fail_gpu(e, fn, "hipMemsetAsync (the out-of-range flag)");
-    if (s == HK_SUCCESS)
-        s = launched(fn, hkk_take_check(&l, p, (unsigned long long *)flag), "launching the index check kernel");
-    if (s == HK_SUCCESS && (e = hipMemcpyAsync(first, flag, sizeof *first, hipMemcpyDeviceToHost,
-                                               (hipStream_t)stream)) != hipSuccess)
-        s = hk__fail_gpu(e, fn, "hipMemcpyAsync (the out-of-range flag)");
-    if (s == HK_SUCCESS && (e = hipStreamSynchronize((hipStream_t)stream)) != hipSuccess)
-        s = hk__fail_gpu(e, fn, "hipStreamSynchronize (waiting for the index check)");
-    hk_status f = hk__pool_free(fn, flag, stream, false);
-    return s == HK_SUCCESS ? f : s;
+        return hk__fail_gpu(e, fn, "hipMemsetAsync (the out-of-range flag)");
+    HK_TRY(hk__gpu_check(fn, hkk_take_check(&l, p, (unsigned long long *)flag), "launching the index check kernel"));
+    if ((e = hipMemcpyAsync(first, flag, sizeof *first, hipMemcpyDeviceToHost, (hipStream_t)stream)) != hipSuccess)
+        return hk__fail_gpu(e, fn, "hipMemcpyAsync (the out-of-range flag)");
+    if ((e = hipStreamSynchronize((hipStream_t)stream)) != hipSuccess)
+        return hk__fail_gpu(e, fn, "hipStreamSynchronize (waiting for the index check)");
+    return HK_SUCCESS;
 }
 
-hk_status hk__take_check_indices(const char *fn, void *stream, const hkk_take_args *p, int axis)
+/* RAISE mode's index check of hk_take and hk_put: fails with HK_ERROR_INVALID_ARGUMENT naming the
+ * first index outside [-axis_size, axis_size) ("index 7 is out of bounds for axis `axis` with
+ * size 5"), or returns HK_SUCCESS. */
+static hk_status check_indices(const char *fn, void *stream, const hkk_take_args *p, int axis, void *flag)
 {
     unsigned long long first = 0;
-    HK_TRY(first_bad_index(fn, stream, p, &first));
+    HK_TRY(first_bad_index(fn, stream, p, flag, &first));
     if (first == ULLONG_MAX)
         return HK_SUCCESS;
     /* Read the offending value itself: its offset in the indices' own layout. */
@@ -308,10 +283,31 @@ hk_status hk__take_check_indices(const char *fn, void *stream, const hkk_take_ar
                     (long long)value, axis, (long long)p->axis_size, first);
 }
 
-hk_status hk__gpu_take(const char *fn, void *stream, const hkk_take_args *p, int axis)
+size_t hk__gpu_take_scratch_bytes(const hkk_take_args *args)
+{
+    return args->mode == HK_TAKE_RAISE ? sizeof(unsigned long long) : 0;
+}
+
+hk_status hk__gpu_take(const char *fn, void *stream, const hkk_take_args *p, int axis, void *scratch)
 {
     if (p->mode == HK_TAKE_RAISE)
-        HK_TRY(hk__take_check_indices(fn, stream, p, axis));
-    hkk_launch l = launch_for(stream);
-    return launched(fn, hkk_take(&l, p), "launching the take kernel");
+        HK_TRY(check_indices(fn, stream, p, axis, scratch));
+    hkk_launch l = hk__gpu_launch(stream);
+    return hk__gpu_check(fn, hkk_take(&l, p), "launching the take kernel");
+}
+
+size_t hk__gpu_put_scratch_bytes(const hkk_put_args *args, const hkk_take_args *check)
+{
+    (void)args;
+    return check ? sizeof(unsigned long long) : 0;
+}
+
+/* The indices are checked (and the stream waited for) before anything is written. */
+hk_status hk__gpu_put(const char *fn, void *stream, const hkk_put_args *args, const hkk_take_args *check, int axis,
+                      void *scratch)
+{
+    if (check)
+        HK_TRY(check_indices(fn, stream, check, axis, scratch));
+    hkk_launch l = hk__gpu_launch(stream);
+    return hk__gpu_check(fn, hkk_put(&l, args), "launching the put kernel");
 }

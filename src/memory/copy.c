@@ -1,6 +1,9 @@
-/* copy.c: host/device copies and memset, validated, then handed to the backend. */
+/* copy.c: the public host/device copies and memset: validated, large pageable ones staged, the
+ * rest handed to the kind. */
+#include "core/device.h"
+#include "core/handles.h"
 #include "kinds/kind.h"
-#include "core/internal.h"
+#include "memory/staging.h"
 
 static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind, hk_stream stream,
                       bool async)
@@ -32,7 +35,7 @@ static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, 
         if (s != HK_SUCCESS || done)
             return s == HK_SUCCESS ? hk__ok() : s;
     }
-    s = hk__backend_current()->copy(fn, dst, src, bytes, kind, vendor_stream, async);
+    s = hk__kind_current()->copy(fn, dst, src, bytes, kind, vendor_stream, async);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
@@ -80,7 +83,7 @@ static hk_status set(const char *fn, void *dst, int value, size_t bytes, hk_stre
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%zu bytes from %p run past the address space", bytes, dst);
     if ((s = hk__require_gpu(fn)) != HK_SUCCESS)
         return s;
-    s = hk__backend_current()->memset(fn, dst, value, bytes, vendor_stream, async);
+    s = hk__kind_current()->memset(fn, dst, value, bytes, vendor_stream, async);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kinds/kind.h"
-#include "core/internal.h"
+#include "core/device.h"
+#include "core/handles.h"
 #include "core/ptr_map.h"
+#include "kinds/kind.h"
+#include "memory/pool.h"
 
 /* Cached blocks whose last stream has been synchronized and destroyed can be
  * taken by any stream without ordering. */
@@ -126,7 +128,7 @@ static device_pool *pool_for(int device)
  * at most keep_bytes stay. The caller has synchronized the device. */
 static hk_status release_cached(const char *fn, device_pool *pool, size_t keep_bytes)
 {
-    const hk__backend *backend = hk__backend_current();
+    const hk__kind *backend = hk__kind_current();
     hk_status result = HK_SUCCESS;
     while (pool->cached.count > 0 && pool->stats.bytes_cached > keep_bytes) {
         block *b = list_remove_at(&pool->cached, pool->cached.count - 1);
@@ -144,7 +146,7 @@ static hk_status out_of_memory(const char *fn, size_t bytes, const device_pool *
     char asked[32], free_text[32], limit_text[32];
     size_t free_bytes = 0;
     int device = hk__current_device();
-    if (hk__backend_current()->free_memory(fn, &free_bytes) != HK_SUCCESS)
+    if (hk__kind_current()->free_memory(fn, &free_bytes) != HK_SUCCESS)
         free_bytes = 0;
     hk__format_bytes(bytes, asked, sizeof asked);
     hk__format_bytes(free_bytes, free_text, sizeof free_text);
@@ -167,7 +169,7 @@ hk_status hk__pool_alloc(const char *fn, void **ptr, size_t bytes, void *stream)
     size_t size = round_size(bytes, 512);
     if (size == 0)
         return out_of_memory(fn, bytes, &(device_pool){0}, "size too large to represent");
-    const hk__backend *backend = hk__backend_current();
+    const hk__kind *backend = hk__kind_current();
 
     pthread_mutex_lock(&pool_lock);
     device_pool *pool = pool_for(device);
@@ -390,7 +392,7 @@ hk_status hk_pool_trim(int device, size_t keep_bytes)
     device_pool *pool = pool_for(device);
     if (!pool)
         s = hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "out of host memory for the pool's bookkeeping");
-    else if ((s = hk__backend_current()->synchronize(fn)) == HK_SUCCESS)
+    else if ((s = hk__kind_current()->synchronize(fn)) == HK_SUCCESS)
         s = release_cached(fn, pool, keep_bytes);
     pthread_mutex_unlock(&pool_lock);
     if (device != previous) {
@@ -409,7 +411,7 @@ static hk_status release_host_cache(const char *fn)
     hk_status result = HK_SUCCESS;
     while (host_cached.count > 0) {
         block *b = list_remove_at(&host_cached, host_cached.count - 1);
-        hk_status s = hk__backend_current()->host_release(fn, b->ptr);
+        hk_status s = hk__kind_current()->host_release(fn, b->ptr);
         if (s != HK_SUCCESS)
             result = s;
         free(b);
@@ -417,21 +419,13 @@ static hk_status release_host_cache(const char *fn)
     return result;
 }
 
-hk_status hk_host_malloc(void **ptr, size_t bytes)
+hk_status hk__host_alloc(const char *fn, void **ptr, size_t bytes)
 {
-    static const char fn[] = "hk_host_malloc";
-    if (!ptr)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "ptr must not be NULL");
-    *ptr = NULL;
-    if (bytes == 0)
-        return hk__ok();
-    hk_status s = hk__require_gpu(fn);
-    if (s != HK_SUCCESS)
-        return s;
     size_t size = round_size(bytes, 4096);
     if (size == 0)
         return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "%zu bytes of pinned host memory cannot be represented", bytes);
-    const hk__backend *backend = hk__backend_current();
+    const hk__kind *backend = hk__kind_current();
+    hk_status s = HK_SUCCESS;
     pthread_mutex_lock(&host_lock);
     bool unused;
     size_t index = list_find(&host_cached, size, NULL, &unused);
@@ -468,14 +462,11 @@ hk_status hk_host_malloc(void **ptr, size_t bytes)
     if (!b)
         return s;
     *ptr = b->ptr;
-    return hk__ok();
+    return HK_SUCCESS;
 }
 
-hk_status hk_host_free(void *ptr)
+hk_status hk__host_free(const char *fn, void *ptr)
 {
-    static const char fn[] = "hk_host_free";
-    if (!ptr)
-        return hk__ok();
     pthread_mutex_lock(&host_lock);
     block *b = hk__ptr_map_take(&host_in_use, ptr);
     bool cached = b && list_insert(&host_cached, b);
@@ -484,11 +475,34 @@ hk_status hk_host_free(void *ptr)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%p was not allocated by hk_host_malloc, or was already freed",
                         ptr);
     if (!cached) { /* no room to cache it: give it straight back */
-        hk_status s = hk__backend_current()->host_release(fn, b->ptr);
+        hk_status s = hk__kind_current()->host_release(fn, b->ptr);
         free(b);
-        return s == HK_SUCCESS ? hk__ok() : s;
+        return s;
     }
-    return hk__ok();
+    return HK_SUCCESS;
+}
+
+hk_status hk_host_malloc(void **ptr, size_t bytes)
+{
+    static const char fn[] = "hk_host_malloc";
+    if (!ptr)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "ptr must not be NULL");
+    *ptr = NULL;
+    if (bytes == 0)
+        return hk__ok();
+    hk_status s = hk__require_gpu(fn);
+    if (s != HK_SUCCESS)
+        return s;
+    s = hk__host_alloc(fn, ptr, bytes);
+    return s == HK_SUCCESS ? hk__ok() : s;
+}
+
+hk_status hk_host_free(void *ptr)
+{
+    if (!ptr)
+        return hk__ok();
+    hk_status s = hk__host_free("hk_host_free", ptr);
+    return s == HK_SUCCESS ? hk__ok() : s;
 }
 
 hk_status hk_host_pool_trim(void)

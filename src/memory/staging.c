@@ -17,10 +17,10 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/internal.h"
 #include "core/settings.h"
-#include "gpu/gpu.h"
 #include "kinds/kind.h"
+#include "memory/pool.h"
+#include "memory/staging.h"
 
 #define BUFFERS 4
 
@@ -195,80 +195,64 @@ static void parallel_memcpy(void *dst, const void *src, size_t bytes)
 
 /* ---- the pipeline */
 
-static int worth_staging(const void *host, size_t bytes)
-{
-    return bytes >= ((size_t)32 << 20) && !hk_gpu_host_is_pinned(host);
-}
-
 hk_status hk__staged_copy(const char *fn, void *dst, const void *src, size_t bytes, int to_device, bool *done)
 {
     *done = false;
-    if (!worth_staging(to_device ? src : dst, bytes))
+    const hk__kind *kind = hk__kind_current();
+    if (bytes < ((size_t)32 << 20) || kind->host_is_pinned(to_device ? src : dst))
         return HK_SUCCESS;
     pthread_once(&workers_once, start_workers);
     const size_t chunk = chunk_size;
     void *buffers[BUFFERS] = {NULL};
-    hipEvent_t events[BUFFERS] = {NULL};
+    void *markers[BUFFERS] = {NULL};
     hk_status s = HK_SUCCESS;
-    for (int b = 0; b < BUFFERS && s == HK_SUCCESS; b++) {
-        if ((s = hk_host_malloc(&buffers[b], chunk)) == HK_SUCCESS &&
-            hipEventCreateWithFlags(&events[b], hipEventDisableTiming) != hipSuccess)
-            s = HK_ERROR_RUNTIME;
-    }
-    if (s != HK_SUCCESS) { /* no pinned memory to stage through: let the vendor copy */
-        for (int b = 0; b < BUFFERS; b++) {
+    for (int b = 0; b < BUFFERS && s == HK_SUCCESS; b++)
+        s = hk__host_alloc(fn, &buffers[b], chunk);
+    bool marked = s == HK_SUCCESS && kind->staging_markers_create(markers, BUFFERS);
+    if (!marked) { /* no pinned memory to stage through: let the vendor copy */
+        for (int b = 0; b < BUFFERS; b++)
             if (buffers[b])
-                hk_host_free(buffers[b]);
-            if (events[b])
-                (void)hipEventDestroy(events[b]);
-        }
-        (void)hipGetLastError();
+                (void)hk__host_free(fn, buffers[b]);
         return HK_SUCCESS;
     }
+    const char *what = to_device ? "staging a pageable host-to-device copy" : "staging a pageable device-to-host copy";
     pthread_mutex_lock(&staging_lock);
-    /* The legacy default stream: ordered like the synchronous copy it replaces. */
-    hipStream_t stream = NULL;
-    hipError_t e = hipSuccess;
     size_t chunks = (bytes + chunk - 1) / chunk;
     char *host = to_device ? (char *)src : dst;
     char *device = to_device ? dst : (char *)src;
     if (to_device) {
-        for (size_t c = 0; c < chunks && e == hipSuccess; c++) {
+        for (size_t c = 0; c < chunks && s == HK_SUCCESS; c++) {
             int b = (int)(c % BUFFERS);
             size_t offset = c * chunk, len = bytes - offset < chunk ? bytes - offset : chunk;
-            if (c >= BUFFERS && (e = hipEventSynchronize(events[b])) != hipSuccess)
+            if (c >= BUFFERS && (s = kind->staging_wait(fn, what, markers[b])) != HK_SUCCESS)
                 break;
             parallel_memcpy(buffers[b], host + offset, len);
-            if ((e = hipMemcpyAsync(device + offset, buffers[b], len, hipMemcpyHostToDevice, stream)) == hipSuccess)
-                e = hipEventRecord(events[b], stream);
+            s = kind->staging_copy(fn, what, device + offset, buffers[b], len, true, markers[b]);
         }
     } else {
         /* Keep BUFFERS chunks in flight; copy each out once its DMA is done. */
         size_t issued = 0;
-        for (size_t c = 0; c < chunks && e == hipSuccess; c++) {
-            while (issued < chunks && issued < c + BUFFERS && e == hipSuccess) {
+        for (size_t c = 0; c < chunks && s == HK_SUCCESS; c++) {
+            while (issued < chunks && issued < c + BUFFERS && s == HK_SUCCESS) {
                 int b = (int)(issued % BUFFERS);
                 size_t offset = issued * chunk, len = bytes - offset < chunk ? bytes - offset : chunk;
-                if ((e = hipMemcpyAsync(buffers[b], device + offset, len, hipMemcpyDeviceToHost, stream)) == hipSuccess)
-                    e = hipEventRecord(events[b], stream);
+                s = kind->staging_copy(fn, what, buffers[b], device + offset, len, false, markers[b]);
                 issued++;
             }
             int b = (int)(c % BUFFERS);
             size_t offset = c * chunk, len = bytes - offset < chunk ? bytes - offset : chunk;
-            if (e == hipSuccess && (e = hipEventSynchronize(events[b])) == hipSuccess)
+            if (s == HK_SUCCESS && (s = kind->staging_wait(fn, what, markers[b])) == HK_SUCCESS)
                 parallel_memcpy(host + offset, buffers[b], len);
         }
     }
-    if (e == hipSuccess)
-        e = hipStreamSynchronize(stream);
+    if (s == HK_SUCCESS)
+        s = kind->staging_finish(fn, what);
     pthread_mutex_unlock(&staging_lock);
-    for (int b = 0; b < BUFFERS; b++) {
-        hk_host_free(buffers[b]);
-        (void)hipEventDestroy(events[b]);
-    }
-    if (e != hipSuccess)
-        return hk__fail_gpu(
-            e, fn, to_device ? "staging a pageable host-to-device copy" : "staging a pageable device-to-host copy");
+    for (int b = 0; b < BUFFERS; b++)
+        (void)hk__host_free(fn, buffers[b]);
+    kind->staging_markers_destroy(markers, BUFFERS);
+    if (s != HK_SUCCESS)
+        return s;
     *done = true;
     return HK_SUCCESS;
 }

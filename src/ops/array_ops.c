@@ -1,11 +1,12 @@
-/* array_ops.c: operations on N-d strided views (hk_array): validation of
+/* array_ops.c: hk_copy_array over N-d strided views (hk_array): validation of
  * shapes, strides, broadcasting (view_check.c) and overlap, and the coalescing
  * of dimensions that lets kernels index with as few divisions as possible. */
 #include <string.h>
 
 #include "../../hip_kernels/kernels.h"
+#include "core/device.h"
+#include "core/handles.h"
 #include "kinds/kind.h"
-#include "core/internal.h"
 #include "ops/view_check.h"
 
 /* Drop size-1 dimensions, then merge neighbours that both views walk as one. */
@@ -62,7 +63,6 @@ hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stre
         return s;
     hkk_layout layout;
     coalesce(dst->ndim, dst->shape, src_strides, dst->strides, &layout);
-    s = hk__backend_current()->copy_array(fn, vendor_stream, src->dtype, dst->dtype, src->data, dst->data, n_dst,
-                                          &layout);
+    s = hk__kind_current()->copy_array(fn, vendor_stream, src->dtype, dst->dtype, src->data, dst->data, n_dst, &layout);
     return s == HK_SUCCESS ? hk__ok() : s;
 }

@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "../../hip_kernels/kernels_elementwise.h"
-#include "kinds/kind.h"
-#include "core/internal.h"
+#include "core/device.h"
+#include "core/handles.h"
+#include "ops/backend.h"
 #include "ops/view_check.h"
 
 static const char *const op_names[HK_OP_COUNT] = {

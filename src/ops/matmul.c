@@ -1,13 +1,15 @@
 /* matmul.c: hk_matmul, hk_matmul_vendor_available and hk_take: validation of every argument (views,
  * dtypes, shapes, broadcasting, axes, overlap) before the GPU is touched, and the layout the kernels
- * get (broadcast batch strides, coalesced dimensions, wider copy units for take). The GPU side is in
- * matmul_gpu.c, reached through the backend table. */
+ * get (broadcast batch strides, coalesced dimensions, wider copy units for take); then the kind's
+ * matmul and take entries, with the scratch they ask for. */
 #include <stdio.h>
 #include <string.h>
 
+#include "core/device.h"
+#include "core/handles.h"
 #include "kinds/kind.h"
-#include "gpu/vendor_blas.h"
 #include "ops/matmul_internal.h"
+#include "ops/scratch.h"
 #include "ops/view_check.h"
 
 /* "(2, 3, 4)" into buf. */
@@ -46,7 +48,7 @@ hk_status hk_matmul_vendor_available(int *available)
 {
     if (!available)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_matmul_vendor_available", "available must not be NULL");
-    *available = hk__vendor_blas_unavailable() == NULL;
+    *available = hk__kind_current()->vendor_blas_unavailable() == NULL;
     return hk__ok();
 }
 
@@ -120,7 +122,7 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out overlaps %s in memory; write the product elsewhere",
                         ranges_overlap(out_first, out_last, a_first, a_last) ? "a" : "b");
     /* OWN never loads the vendor library. */
-    const char *vendor_missing = engine == HK_MATMUL_OWN ? NULL : hk__vendor_blas_unavailable();
+    const char *vendor_missing = engine == HK_MATMUL_OWN ? NULL : hk__kind_current()->vendor_blas_unavailable();
     if (engine == HK_MATMUL_VENDOR && vendor_missing)
         return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "engine HK_MATMUL_VENDOR was asked for, but %s (HK_MATMUL_OWN "
                         "or HK_MATMUL_AUTO work without it)", vendor_missing);
@@ -155,7 +157,7 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
         so[d] = out->strides[d];
     }
     int64_t *const batch_strides[3] = {sa, sb, so};
-    int batch_ndim = hk__matmul_coalesce(nb, shape, batch_strides, 3);
+    int batch_ndim = hk__coalesce_dims(nb, shape, batch_strides, 3);
     /* (..., M, K) @ (K, N) with a's batch walking on from its rows: one (batch * M) x K product. */
     if (batch_ndim == 1 && sb[0] == 0 &&
         (m == 1 || (sa[0] == m * args.a_rs && so[0] == m * args.o_rs))) {
@@ -175,7 +177,12 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
         args.o_bs[d] = so[d];
         args.batch_count *= shape[d];
     }
-    hk_status s = hk__backend_current()->matmul(fn, vendor_stream, &args, use_vendor);
+    const hk__kind *kind = hk__kind_current();
+    hk__scratch_list scratch;
+    kind->matmul_scratch(&args, use_vendor, &scratch);
+    HK_TRY(hk__scratch_list_alloc(fn, &scratch, vendor_stream));
+    hk_status s = kind->matmul(fn, vendor_stream, &args, use_vendor, &scratch);
+    s = hk__scratch_list_free(fn, &scratch, vendor_stream, s);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
@@ -307,7 +314,7 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
         }
     }
     int64_t *const strides[3] = {args.in_strides, args.idx_strides, args.out_strides};
-    args.ndim = hk__matmul_coalesce(result_ndim, args.shape, strides, 3);
+    args.ndim = hk__coalesce_dims(result_ndim, args.shape, strides, 3);
     if (args.ndim == 0) {
         args.ndim = 1;
         args.shape[0] = 1;
@@ -320,13 +327,16 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
         args.idx_own_strides[d] = indices->strides[d];
     }
     int64_t *const idx_strides[1] = {args.idx_own_strides};
-    args.idx_ndim = hk__matmul_coalesce(indices->ndim, args.idx_shape, idx_strides, 1);
+    args.idx_ndim = hk__coalesce_dims(indices->ndim, args.idx_shape, idx_strides, 1);
     if (args.idx_ndim == 0) {
         args.idx_ndim = 1;
         args.idx_shape[0] = 1;
         args.idx_own_strides[0] = 0;
     }
     args.idx_count = (int64_t)n_idx;
-    hk_status s = hk__backend_current()->take(fn, vendor_stream, &args, ax);
+    const hk__kind *kind = hk__kind_current();
+    void *scratch;
+    HK_TRY(hk__scratch_alloc(fn, &scratch, kind->take_scratch_bytes(&args), vendor_stream));
+    hk_status s = hk__scratch_free(fn, scratch, vendor_stream, kind->take(fn, vendor_stream, &args, ax, scratch));
     return s == HK_SUCCESS ? hk__ok() : s;
 }

@@ -1,7 +1,8 @@
 /* ops.c: the built-in kernels' public entry points: validate dtype, sizes,
  * pointers, overlap and stream, then dispatch to the current device's backend. */
-#include "kinds/kind.h"
-#include "core/internal.h"
+#include "core/device.h"
+#include "core/handles.h"
+#include "ops/backend.h"
 
 static const size_t dtype_sizes[] = {1, 1, 1, 4, 4, 8, 8, 2, 4, 8};
 static const char *const dtype_names[] = {"bool",  "int8",   "uint8",   "int32",   "uint32",

@@ -1,12 +1,15 @@
-/* put.c: hk_put (issue 5), the inverse of hk_take: validation of every argument (views, dtypes, the
+/* put.c: hk_put, the inverse of hk_take: validation of every argument (views, dtypes, the
  * values' shape, axis, overlap) before the GPU is touched, and the layout the kernel gets (coalesced
- * dimensions, wider copy units for whole rows, out's own layout for a flat put). The GPU side is the
- * backend table's put entry (src/backend_gpu.c, hip_kernels/put.hip). */
+ * dimensions, wider copy units for whole rows, out's own layout for a flat put); then the kind's put
+ * entry, with the scratch it asks for. */
 #include <stdio.h>
 #include <string.h>
 
+#include "core/device.h"
+#include "core/handles.h"
 #include "kinds/kind.h"
 #include "ops/matmul_internal.h"
+#include "ops/scratch.h"
 #include "ops/view_check.h"
 
 /* "(2, 3, 4)" (one dimension: "(5,)") into buf. */
@@ -38,7 +41,7 @@ static void put_widen_units(hkk_put_args *p, size_t item)
 static int put_coalesce_one(int ndim, int64_t *shape, int64_t *strides)
 {
     int64_t *const list[1] = {strides};
-    int n = hk__matmul_coalesce(ndim, shape, list, 1);
+    int n = hk__coalesce_dims(ndim, shape, list, 1);
     if (n == 0) {
         shape[0] = 1;
         strides[0] = 0;
@@ -148,7 +151,7 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
         }
     }
     int64_t *const strides[3] = {args.values_strides, args.idx_strides, args.out_strides};
-    args.ndim = hk__matmul_coalesce(expect_ndim, args.shape, strides, 3);
+    args.ndim = hk__coalesce_dims(expect_ndim, args.shape, strides, 3);
     if (args.ndim == 0) {
         args.ndim = 1;
         args.shape[0] = 1;
@@ -174,6 +177,10 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
         check.idx_own_strides[d] = indices->strides[d];
     }
     check.idx_ndim = put_coalesce_one(indices->ndim, check.idx_shape, check.idx_own_strides);
-    hk_status s = hk__backend_current()->put(fn, vendor_stream, &args, mode == HK_TAKE_RAISE ? &check : NULL, ax);
+    const hk__kind *kind = hk__kind_current();
+    const hkk_take_args *raise = mode == HK_TAKE_RAISE ? &check : NULL;
+    void *scratch;
+    HK_TRY(hk__scratch_alloc(fn, &scratch, kind->put_scratch_bytes(&args, raise), vendor_stream));
+    hk_status s = hk__scratch_free(fn, scratch, vendor_stream, kind->put(fn, vendor_stream, &args, raise, ax, scratch));
     return s == HK_SUCCESS ? hk__ok() : s;
 }

@@ -1,11 +1,12 @@
 /* random.c: the random-number entry points (Philox4x32-10; hipkit.h defines
  * which bits each element gets): validate dtype, parameters, pointer and
- * stream, as ops.c does for the other kernels, then dispatch to the backend. */
+ * stream, as ops.c does for the other kernels, then the kind's random_numbers. */
 #include <float.h>
 #include <math.h>
 
+#include "core/device.h"
+#include "core/handles.h"
 #include "kinds/kind.h"
-#include "core/internal.h"
 
 static hk_status check_dtype(const char *fn, hk_dtype dtype)
 {
@@ -71,7 +72,7 @@ static hk_status generate(const char *fn, int normal, void *dst, hk_dtype dtype,
     if (n == 0)
         return hk__ok();
     HK_TRY(hk__require_gpu(fn));
-    hk_status s = hk__backend_current()->random_numbers(fn, vendor_stream, dtype, normal, dst, n, seed, offset, a, b);
+    hk_status s = hk__kind_current()->random_numbers(fn, vendor_stream, dtype, normal, dst, n, seed, offset, a, b);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 

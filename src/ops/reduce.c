@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "../../hip_kernels/kernels_reduce.h"
+#include "core/device.h"
+#include "core/handles.h"
 #include "kinds/kind.h"
-#include "core/internal.h"
 #include "ops/reduce_internal.h"
+#include "ops/scratch.h"
 #include "ops/view_check.h"
 
 static const char *const reduce_op_names[] = {"sum",    "prod", "min", "max",  "argmin", "argmax",
@@ -132,7 +134,11 @@ hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk
     /* An empty reduction reads nothing: in may be NULL then. */
     const void *in_origin = count > 0 ? (const char *)in->data + in_off * (int64_t)in_item : in->data;
     void *out_origin = (char *)out->data + out_off * (int64_t)out_item;
-    hk_status s =
-        hk__backend_current()->reduce(fn, vendor_stream, op, in->dtype, in_origin, out_origin, &layout, ddof);
+    const hk__kind *kind = hk__kind_current();
+    void *scratch;
+    const size_t scratch_bytes = kind->reduce_scratch_bytes(op, in->dtype, in_origin, &layout);
+    HK_TRY(hk__scratch_alloc(fn, &scratch, scratch_bytes, vendor_stream));
+    hk_status s = kind->reduce(fn, vendor_stream, op, in->dtype, in_origin, out_origin, &layout, ddof, scratch);
+    s = hk__scratch_free(fn, scratch, vendor_stream, s);
     return s == HK_SUCCESS ? hk__ok() : s;
 }

@@ -2,12 +2,14 @@
  * sort / argsort along the last axis) over N-d strided views: validation of
  * every argument before the GPU is touched, then the layout the kernels
  * want (the scanned or sorted axis apart, the other dimensions coalesced),
- * then the backend. */
+ * then the kind, with the scratch it asks for. */
 #include <string.h>
 
 #include "../../hip_kernels/kernels_scan_sort.h"
+#include "core/device.h"
+#include "core/handles.h"
 #include "kinds/kind.h"
-#include "core/internal.h"
+#include "ops/scratch.h"
 #include "ops/view_check.h"
 
 /* A 0-d view as 1-d of one element, so every later step sees ndim >= 1. */
@@ -183,7 +185,10 @@ hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *o
     args.out_stride = b.strides[axis];
     const hk_array *views[2] = {&a, &b};
     scan_sort_rows(views, 2, axis, &args.rows_layout, &args.rows);
-    hk_status s = hk__backend_current()->scan(fn, vendor_stream, &args);
+    const hk__kind *kind = hk__kind_current();
+    void *scratch;
+    HK_TRY(hk__scratch_alloc(fn, &scratch, kind->scan_scratch_bytes(&args), vendor_stream));
+    hk_status s = hk__scratch_free(fn, scratch, vendor_stream, kind->scan(fn, vendor_stream, &args, scratch));
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
@@ -288,6 +293,9 @@ hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *
         args.flat[v] = scan_sort_flat(views[v], &args.flat_stride[v]);
     }
     args.in_place = in_place;
-    hk_status s = hk__backend_current()->sort(fn, vendor_stream, &args);
+    const hk__kind *kind = hk__kind_current();
+    void *scratch;
+    HK_TRY(hk__scratch_alloc(fn, &scratch, kind->sort_scratch_bytes(&args), vendor_stream));
+    hk_status s = hk__scratch_free(fn, scratch, vendor_stream, kind->sort(fn, vendor_stream, &args, scratch));
     return s == HK_SUCCESS ? hk__ok() : s;
 }

@@ -4,7 +4,7 @@
 #ifndef HIPKIT_VIEW_CHECK_H
 #define HIPKIT_VIEW_CHECK_H
 
-#include "core/internal.h"
+#include "core/status.h"
 
 /* Variants of hk__check_view; 0 gives hk_copy_array's checks. */
 enum {

@@ -2,15 +2,17 @@
  * checking and packing their arguments, and launching them. Launch mistakes
  * are refused here with a sentence, before the vendor sees them. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/fast_launch.h"
-#include "gpu/gpu.h"
+#include "core/device.h"
+#include "core/handles.h"
+#include "kinds/kind.h"
 #include "rtc/rtc_internal.h"
 
 typedef struct module {
-    hipModule_t vendor;
+    void *vendor; /* the kind's module */
     int device;
     char *source; /* for reading kernel signatures */
     uintptr_t *kernels;
@@ -18,7 +20,7 @@ typedef struct module {
 } module;
 
 typedef struct kernel {
-    hipFunction_t function;
+    void *function; /* the kind's function */
     int device;
     char *name;
     int param_count; /* -1: unknown */
@@ -29,7 +31,7 @@ typedef struct kernel {
     hk_kernel_attributes attributes;
     size_t shared_opted_in; /* dynamic shared memory the vendor has been told to allow */
     int suggested_block;    /* occupancy choice for launches without dynamic shared memory */
-    void *fast_function;    /* the driver's handle for the direct launch, or NULL (gpu/fast_launch.h) */
+    void *fast_function;    /* the kind's handle for a quicker launch, or NULL */
 } kernel;
 
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -119,18 +121,18 @@ hk_status hk_module_load(hk_module *out, hk_program program)
         return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "out of host memory");
     }
     m->device = device;
-    hipError_t e = hipModuleLoadData(&m->vendor, p->binary);
-    if (e != hipSuccess) {
-        char what[256];
-        snprintf(what, sizeof what, "loading %s (compiled for %s; the device is %s)", p->name, p->target,
-                 hk__device_properties(device)->arch);
+    const hk__kind *kind = hk__kind_current();
+    char what[256];
+    snprintf(what, sizeof what, "loading %s (compiled for %s; the device is %s)", p->name, p->target,
+             hk__device_properties(device)->arch);
+    if ((s = kind->module_load(fn, what, &m->vendor, p->binary)) != HK_SUCCESS) {
         free(m->source);
         free(m);
-        return hk__fail_gpu(e, fn, what);
+        return s;
     }
     uintptr_t handle = hk__handle_insert(HK__HANDLE_MODULE, m, device);
     if (!handle) {
-        (void)hipModuleUnload(m->vendor);
+        (void)kind->module_unload(fn, m->vendor);
         free(m->source);
         free(m);
         return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "no room for another module handle (host memory)");
@@ -162,33 +164,30 @@ hk_status hk_module_unload(hk_module handle)
     hk_status s = HK_SUCCESS;
     if (m->device != previous && (s = hk__activate_device(fn, m->device)) != HK_SUCCESS)
         return s;
-    hipError_t e = hipModuleUnload(m->vendor);
+    hk__first_failure_begin();
+    hk_status unloaded = hk__kind_current()->module_unload(fn, m->vendor);
     if (m->device != previous)
         s = hk__activate_device(fn, previous);
+    hk__first_failure_end();
     free(m->kernels);
     free(m->source);
     free(m);
-    if (e != hipSuccess)
-        return hk__fail_gpu(e, fn, "hipModuleUnload");
+    if (unloaded != HK_SUCCESS)
+        return unloaded;
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
 static hk_status read_attributes(const char *fn, kernel *k)
 {
-    int max_threads = 0, static_shared = 0, registers = 0;
-    hipError_t e = hipFuncGetAttribute(&max_threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function);
-    if (e == hipSuccess)
-        e = hipFuncGetAttribute(&static_shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function);
-    if (e == hipSuccess)
-        e = hipFuncGetAttribute(&registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, k->function);
-    if (e != hipSuccess)
-        return hk__fail_gpu(e, fn, "reading the kernel's attributes");
+    int max_threads = 0, registers = 0;
+    size_t static_shared = 0;
+    HK_TRY(hk__kind_current()->function_attributes(fn, k->function, &max_threads, &static_shared, &registers));
     const hk__device_props *props = hk__device_properties(k->device);
     k->attributes.max_threads_per_block = max_threads > 0 ? max_threads : props->max_threads_per_block;
-    k->attributes.static_shared_bytes = (size_t)static_shared;
+    k->attributes.static_shared_bytes = static_shared;
     k->attributes.registers_per_thread = registers;
     k->attributes.max_dynamic_shared_bytes =
-        props->max_shared_per_block > (size_t)static_shared ? props->max_shared_per_block - (size_t)static_shared : 0;
+        props->max_shared_per_block > static_shared ? props->max_shared_per_block - static_shared : 0;
     return HK_SUCCESS;
 }
 
@@ -213,27 +212,19 @@ hk_status hk_module_get_kernel(hk_kernel *out, hk_module handle, const char *nam
         return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "out of host memory");
     }
     k->device = m->device;
-    hipError_t e = hipModuleGetFunction(&k->function, m->vendor, name);
-    if (e != hipSuccess) {
-        free(k->name);
-        free(k);
-        if (e == hipErrorNotFound || e == hipErrorInvalidValue) {
-            (void)hipGetLastError();
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                            "the module has no kernel named \"%s\" (declare it extern \"C\" __global__: C++ "
-                            "names are mangled)",
-                            name);
-        }
-        return hk__fail_gpu(e, fn, "hipModuleGetFunction");
-    }
-    if ((s = read_attributes(fn, k)) != HK_SUCCESS) {
+    const hk__kind *kind = hk__kind_current();
+    if ((s = kind->module_function(fn, m->vendor, name, &k->function, &k->fast_function)) == HK_SUCCESS && !k->function)
+        s = hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                     "the module has no kernel named \"%s\" (declare it extern \"C\" __global__: C++ "
+                     "names are mangled)",
+                     name);
+    if (s != HK_SUCCESS || (s = read_attributes(fn, k)) != HK_SUCCESS) {
         free(k->name);
         free(k);
         return s;
     }
-    k->fast_function = hk_gpu_fast_function(k->function);
     k->param_count = hk__parse_kernel_params(m->source, name, k->params, HK_KERNEL_MAX_PARAMS);
-    int loaded_count = hk_gpu_kernel_param_count(k->function);
+    int loaded_count = kind->function_param_count(k->function);
     if (k->param_count >= 0 && loaded_count >= 0 && loaded_count != k->param_count)
         k->param_count = -1; /* the source reading was wrong (macros?): trust nothing */
     lay_out(k);
@@ -290,7 +281,7 @@ hk_status hk_kernel_set_params(hk_kernel handle, const hk_arg_type *types, int c
     kernel *k = kernel_lookup(fn, handle);
     if (!k)
         return HK_ERROR_INVALID_HANDLE;
-    int loaded_count = hk_gpu_kernel_param_count(k->function);
+    int loaded_count = hk__kind_current()->function_param_count(k->function);
     if (loaded_count >= 0 && loaded_count != count)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s takes %d parameters, not %d", k->name, loaded_count, count);
     memcpy(k->params, types, (size_t)count * sizeof *types);
@@ -342,9 +333,7 @@ static hk_status check_shape(const char *fn, kernel *k, hk_dim3 grid, hk_dim3 bl
                         shared_bytes, k->name, k->attributes.max_dynamic_shared_bytes, k->device,
                         k->attributes.static_shared_bytes);
     if (shared_bytes > k->shared_opted_in && shared_bytes > 48 * 1024) {
-        hipError_t e = hk_gpu_allow_dynamic_shared(k->function, shared_bytes);
-        if (e != hipSuccess)
-            return hk__fail_gpu(e, fn, "raising the kernel's dynamic shared memory limit");
+        HK_TRY(hk__kind_current()->function_allow_shared(fn, k->function, shared_bytes));
         k->shared_opted_in = shared_bytes;
     }
     return HK_SUCCESS;
@@ -357,19 +346,10 @@ static hk_status launch(const char *fn, kernel *k, hk_dim3 grid, hk_dim3 block, 
     hk_status s = hk__resolve_stream(fn, stream, &vendor_stream);
     if (s != HK_SUCCESS)
         return s;
-    if (k->fast_function && hk_gpu_fast_launch(k->fast_function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                               (unsigned int)shared_bytes, (hipStream_t)vendor_stream, params) == 0)
-        return hk__ok();
-    /* The runtime's launch: the usual path where there is no direct one, and
-     * the one that reports an error in the runtime's words. */
-    hipError_t e = hipModuleLaunchKernel(k->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                         (unsigned int)shared_bytes, (hipStream_t)vendor_stream, params, NULL);
-    if (e != hipSuccess) {
-        char what[160];
-        snprintf(what, sizeof what, "launching %s", k->name);
-        return hk__fail_gpu(e, fn, what);
-    }
-    return hk__ok();
+    const unsigned int g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    s = hk__kind_current()->launch(fn, k->name, k->function, k->fast_function, g, b, shared_bytes, vendor_stream,
+                                   params);
+    return s == HK_SUCCESS ? hk__ok() : s;
 }
 
 /* Is `arg` acceptable for a parameter of type `param`? Writes it into `slot`. */
@@ -506,9 +486,7 @@ hk_status hk_kernel_suggest_launch(hk_kernel handle, size_t n, size_t shared_byt
         int best_threads = -1;
         for (int size = limit / warp * warp; size >= warp; size -= warp) {
             int blocks = 0;
-            hipError_t e = hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->function, size, shared_bytes);
-            if (e != hipSuccess)
-                return hk__fail_gpu(e, fn, "computing occupancy");
+            HK_TRY(hk__kind_current()->function_occupancy(fn, k->function, size, shared_bytes, &blocks));
             if (blocks * size > best_threads) {
                 best_threads = blocks * size;
                 best = size;

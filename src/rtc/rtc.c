@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/device.h"
+#include "core/handles.h"
 #include "core/settings.h"
 #include "gpu/gpu.h"
 #include "gpu/rtc.h"

@@ -3,7 +3,7 @@
 #ifndef HIPKIT_RTC_INTERNAL_H
 #define HIPKIT_RTC_INTERNAL_H
 
-#include "core/internal.h"
+#include "core/status.h"
 
 typedef struct hk__program {
     char *source;
