@@ -90,6 +90,14 @@ hk_status hk__gpu_launch_function(const char *fn, const char *name, void *functi
                                   const unsigned int grid[3], const unsigned int block[3], size_t shared_bytes,
                                   void *stream, void **params);
 
+/* gpu_rtc.c */
+const char *hk__gpu_rtc_unavailable(void);
+hk_status hk__gpu_rtc_version(const char *fn, int *major, int *minor);
+hk_status hk__gpu_rtc_check_target(const char *fn, const char *target);
+hk_status hk__gpu_rtc_compile(const char *fn, const char *source, const char *name, const char *target,
+                              const char *prelude, const char *const *options, int num_options, void **binary,
+                              size_t *binary_size, char **log);
+
 /* gpu_ops.c */
 hk_status hk__gpu_fill(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *value);
 hk_status hk__gpu_iota(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *start,

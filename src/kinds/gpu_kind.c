@@ -1,6 +1,15 @@
 /* gpu_kind.c: the GPU kind's table: the HIP runtime on AMD, the CUDA runtime on NVIDIA (src/gpu/). */
+#include "gpu/rtc.h"
 #include "gpu/vendor_blas.h"
 #include "kinds/gpu_internal.h"
+
+/* The toolkit version hipkit was built against names the compiler in cache keys: asking the loaded
+ * compiler would load NVRTC (tens of milliseconds) even for a cache hit, which must not need it. */
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+#define RTC_BUILD_VERSION CUDART_VERSION
+#else
+#define RTC_BUILD_VERSION HIP_VERSION
+#endif
 
 const hk__kind hk__gpu_kind = {
     .platform = HK_GPU_PLATFORM,
@@ -38,6 +47,13 @@ const hk__kind hk__gpu_kind = {
     .function_allow_shared = hk__gpu_function_allow_shared,
     .function_occupancy = hk__gpu_function_occupancy,
     .launch = hk__gpu_launch_function,
+
+    .rtc_name = HK_RTC_NAME,
+    .rtc_build_version = RTC_BUILD_VERSION,
+    .rtc_unavailable = hk__gpu_rtc_unavailable,
+    .rtc_version = hk__gpu_rtc_version,
+    .rtc_check_target = hk__gpu_rtc_check_target,
+    .rtc_compile = hk__gpu_rtc_compile,
 
     .copy = hk__gpu_copy,
     .memset = hk__gpu_memset,

@@ -117,6 +117,25 @@ typedef struct hk__kind {
     hk_status (*launch)(const char *fn, const char *name, void *function, void *fast, const unsigned int grid[3],
                         const unsigned int block[3], size_t shared_bytes, void *stream, void **params);
 
+    /* ---- run-time compilation of user kernels (src/rtc/rtc.c); needs no device */
+
+    /* The compiler's name in sentences and cache keys ("NVRTC", "hiprtc"), and the version of the
+     * toolkit built against, which keys the cache without loading the compiler. */
+    const char *rtc_name;
+    int rtc_build_version;
+    /* NULL when the compiler can be used; else why not, as a sentence. */
+    const char *(*rtc_unavailable)(void);
+    hk_status (*rtc_version)(const char *fn, int *major, int *minor);
+    /* HK_SUCCESS when `target` is an architecture the compiler takes ("sm_90", "gfx90a"). */
+    hk_status (*rtc_check_target)(const char *fn, const char *target);
+    /* Compiles `source` (`name` in messages) for `target`, with `prelude` as the header
+     * hipkit_device.h and the caller's options. On success *binary (malloc'd, *binary_size bytes)
+     * and *log (malloc'd, "" when the compiler said nothing; NULL without host memory); on failure
+     * neither, and with HK_ERROR_COMPILE the sentence holds the log. */
+    hk_status (*rtc_compile)(const char *fn, const char *source, const char *name, const char *target,
+                             const char *prelude, const char *const *options, int num_options, void **binary,
+                             size_t *binary_size, char **log);
+
     /* ---- copies and memset; a NULL stream with async false is a synchronous call */
 
     hk_status (*copy)(const char *fn, void *dst, const void *src, size_t bytes, hk__copy_kind kind, void *stream,

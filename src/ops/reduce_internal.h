@@ -1,4 +1,4 @@
-/* reduce_internal.h: the pure parts of hk_reduce (src/reduce.c): the output
+/* reduce_internal.h: the pure parts of hk_reduce (src/ops/reduce.c): the output
  * dtype of each op, and the normalisation of (in, axes, out) into the
  * kernels' layout. Header-only and valid C and C++, so the host-emulated
  * kernel tests (tests/c/test_reduce_emulated.cpp) build layouts exactly as

@@ -1,5 +1,5 @@
-/* rtc.c: run-time compilation of user kernels (hiprtc on AMD, NVRTC on
- * NVIDIA, both behind gpu/rtc.h) and the on-disk cache of what it produced. */
+/* rtc.c: run-time compilation of user kernels (the kind's compiler: hiprtc on AMD, NVRTC on
+ * NVIDIA) and the on-disk cache of what it produced. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -12,18 +12,8 @@
 #include "core/device.h"
 #include "core/handles.h"
 #include "core/settings.h"
-#include "gpu/gpu.h"
-#include "gpu/rtc.h"
+#include "kinds/kind.h"
 #include "rtc/rtc_internal.h"
-
-/* The toolkit version hipkit was built against names the compiler in cache
- * keys: asking the loaded compiler would load NVRTC (tens of milliseconds)
- * even for a cache hit, which must not need it. */
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-#define HK_RTC_BUILD_VERSION CUDART_VERSION
-#else
-#define HK_RTC_BUILD_VERSION HIP_VERSION
-#endif
 
 /* ------------------------------------------------------------ the cache */
 
@@ -114,6 +104,7 @@ static uint64_t fnv1a(const void *data, size_t size, uint64_t hash)
 static char *cache_key(const char *source, const char *name, const char *const *options, int num_options,
                        const char *target, size_t *length)
 {
+    const hk__kind *kind = hk__kind_current();
     size_t size = strlen(source) + strlen(name) + strlen(target) + strlen(hk__prelude_source) + 256;
     for (int i = 0; i < num_options; i++)
         size += strlen(options[i]) + 24;
@@ -121,7 +112,7 @@ static char *cache_key(const char *source, const char *name, const char *const *
     if (!key)
         return NULL;
     int n = snprintf(key, size, "hipkit %d.%d.%d|%s %d|%s|%s|%d|", HK_VERSION_MAJOR, HK_VERSION_MINOR, HK_VERSION_PATCH,
-                     HK_RTC_NAME, (int)HK_RTC_BUILD_VERSION, target, name, num_options);
+                     kind->rtc_name, kind->rtc_build_version, target, name, num_options);
     for (int i = 0; i < num_options; i++)
         n += snprintf(key + n, size - (size_t)n, "%zu:%s|", strlen(options[i]), options[i]);
     n += snprintf(key + n, size - (size_t)n, "%s|%s", hk__prelude_source, source);
@@ -198,26 +189,6 @@ static void cache_write(const char *path, const char *key, size_t key_length, co
 
 /* ------------------------------------------------------------ compiling */
 
-static int target_is_valid(const char *target)
-{
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-    const char *digits = !strncmp(target, "sm_", 3) ? target + 3 : !strncmp(target, "compute_", 8) ? target + 8 : NULL;
-    if (!digits || !*digits)
-        return 0;
-    for (const char *p = digits; *p; p++)
-        if (!(*p >= '0' && *p <= '9') && !(p[1] == '\0' && (*p == 'a' || *p == 'f') && p != digits))
-            return 0;
-    return 1;
-#else
-    if (strncmp(target, "gfx", 3) != 0 || !target[3])
-        return 0;
-    for (const char *p = target + 3; *p && *p != ':'; p++)
-        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-            return 0;
-    return 1;
-#endif
-}
-
 static void program_free(hk__program *p)
 {
     if (!p)
@@ -228,88 +199,6 @@ static void program_free(hk__program *p)
     free(p->log);
     free(p->binary);
     free(p);
-}
-
-/* hiprtc (HIP 5.2) names the source ".../comgr-XXXX/input/CompileSource" in
- * its messages; put the user's name back so the log points at their file. */
-static char *rename_source_in_log(char *log, const char *name)
-{
-    static const char marker[] = "CompileSource";
-    size_t count = 0;
-    for (const char *p = strstr(log, marker); p; p = strstr(p + 1, marker))
-        count++;
-    if (!count)
-        return log;
-    char *out = malloc(strlen(log) + count * (strlen(name) + 1) + 1);
-    if (!out)
-        return log;
-    char *w = out;
-    const char *r = log;
-    for (const char *p = strstr(r, marker); p; p = strstr(r, marker)) {
-        const char *start = p;
-        while (start > r && start[-1] != ' ' && start[-1] != '\n' && start[-1] != '\'' && start[-1] != '"')
-            start--;
-        memcpy(w, r, (size_t)(start - r));
-        w += start - r;
-        w += sprintf(w, "%s", name);
-        r = p + sizeof marker - 1;
-    }
-    strcpy(w, r);
-    free(log);
-    return out;
-}
-
-/* Runs the compiler. On HK_ERROR_COMPILE the sentence holds its log. */
-static hk_status compile(const char *fn, hk__program *p, const char *const *user_options, int num_user_options)
-{
-    hiprtcProgram program;
-    const char *header_names[] = {"hipkit_device.h"};
-    const char *headers[] = {hk__prelude_source};
-    hiprtcResult r =
-        hiprtcCreateProgram(&program, p->source, p->name, 1, (hk_rtc_strings)headers, (hk_rtc_strings)header_names);
-    if (r != HIPRTC_SUCCESS)
-        return hk__fail(HK_ERROR_RUNTIME, fn, "%s could not create a program for %s: %s", HK_RTC_NAME, p->name,
-                        hiprtcGetErrorString(r));
-    int has_std = 0;
-    for (int i = 0; i < num_user_options; i++)
-        has_std |= !strncmp(user_options[i], "-std=", 5) || !strncmp(user_options[i], "--std", 5);
-    const char **options = malloc(((size_t)num_user_options + 3) * sizeof *options);
-    char arch_option[96];
-    snprintf(arch_option, sizeof arch_option, "--gpu-architecture=%s", p->target);
-    if (!options) {
-        hiprtcDestroyProgram(&program);
-        return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "out of host memory");
-    }
-    int n = 0;
-    options[n++] = arch_option;
-    options[n++] = "-DHIPKIT_RTC=1";
-    if (!has_std)
-        options[n++] = "-std=c++17";
-    for (int i = 0; i < num_user_options; i++)
-        options[n++] = user_options[i];
-    r = hiprtcCompileProgram(program, n, (hk_rtc_strings)options);
-    free(options);
-
-    size_t log_size = 0;
-    char *log = NULL;
-    if (hiprtcGetProgramLogSize(program, &log_size) == HIPRTC_SUCCESS && log_size > 0 && (log = malloc(log_size + 1))) {
-        if (hiprtcGetProgramLog(program, log) != HIPRTC_SUCCESS)
-            log[0] = '\0';
-        log[log_size] = '\0';
-        log = rename_source_in_log(log, p->name);
-    }
-    hk_status s = HK_SUCCESS;
-    if (r != HIPRTC_SUCCESS) {
-        s = hk__fail(r == HIPRTC_ERROR_COMPILATION ? HK_ERROR_COMPILE : HK_ERROR_RUNTIME, fn,
-                     "compiling %s for %s with %s failed (%s):\n%s", p->name, p->target, HK_RTC_NAME,
-                     hiprtcGetErrorString(r), log && *log ? log : "(the compiler gave no log)");
-    } else if (hiprtcGetCodeSize(program, &p->binary_size) != HIPRTC_SUCCESS || p->binary_size == 0 ||
-               !(p->binary = malloc(p->binary_size)) || hiprtcGetCode(program, p->binary) != HIPRTC_SUCCESS) {
-        s = hk__fail(HK_ERROR_RUNTIME, fn, "%s compiled %s for %s but gave no code", HK_RTC_NAME, p->name, p->target);
-    }
-    hiprtcDestroyProgram(&program);
-    p->log = log ? log : strdup("");
-    return s;
 }
 
 hk_status hk_program_compile(hk_program *program, const char *source, const char *name, const char *const *options,
@@ -327,17 +216,9 @@ hk_status hk_program_compile(hk_program *program, const char *source, const char
     if (!name || !*name)
         name = "kernel.hip";
     char device_target[HK_DEVICE_ARCH_MAX];
+    const hk__kind *kind = hk__kind_current();
     if (target) {
-        if (!target_is_valid(target))
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-                            "target \"%s\" is not an NVIDIA architecture such as sm_90 or compute_90 "
-                            "(this is the NVIDIA build; gfx targets need the AMD build)",
-#else
-                            "target \"%s\" is not an AMD architecture such as gfx90a "
-                            "(this is the AMD build; sm targets need the NVIDIA build)",
-#endif
-                            target);
+        HK_TRY(kind->rtc_check_target(fn, target));
     } else {
         hk_status s = hk__require_gpu(fn);
         if (s != HK_SUCCESS)
@@ -363,8 +244,10 @@ hk_status hk_program_compile(hk_program *program, const char *source, const char
         p->cached = 1;
         p->log = strdup("");
     } else {
-        const char *why = hk_rtc_unavailable();
-        hk_status s = why ? hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", why) : compile(fn, p, options, num_options);
+        const char *why = kind->rtc_unavailable();
+        hk_status s = why ? hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", why)
+                          : kind->rtc_compile(fn, p->source, p->name, p->target, hk__prelude_source, options,
+                                              num_options, &p->binary, &p->binary_size, &p->log);
         if (s != HK_SUCCESS) {
             free(key);
             program_free(p);
@@ -465,11 +348,10 @@ hk_status hk_rtc_version(int *major, int *minor)
     static const char fn[] = "hk_rtc_version";
     if (!major || !minor)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "major and minor must not be NULL");
-    const char *why = hk_rtc_unavailable();
+    const hk__kind *kind = hk__kind_current();
+    const char *why = kind->rtc_unavailable();
     if (why)
         return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", why);
-    hiprtcResult r = hiprtcVersion(major, minor);
-    if (r != HIPRTC_SUCCESS)
-        return hk__fail(HK_ERROR_RUNTIME, fn, "%s: %s", HK_RTC_NAME, hiprtcGetErrorString(r));
-    return hk__ok();
+    hk_status s = kind->rtc_version(fn, major, minor);
+    return s == HK_SUCCESS ? hk__ok() : s;
 }
