@@ -12,10 +12,23 @@
 extern "C" {
 #endif
 
+/* The kernels' benchmark knobs, read once from the environment by src/core/settings.c (which lists
+ * them); the kernels read them here, never the environment. */
+typedef struct hkk_tuning {
+    int scan_variant;         /* HIPKIT_SCAN_VARIANT: -1 unset (by accumulator size), 0 capped, 1 uncapped */
+    int lookback_ns_given;    /* HIPKIT_LOOKBACK_NS is set: lookback_ns replaces the scan's default pauses */
+    unsigned lookback_ns;     /* HIPKIT_LOOKBACK_NS=poll[,first] as poll | first << 16; 0 unset or out of range */
+    long reduce_column_bx;    /* HIPKIT_REDUCE_COLUMN_BX as given, 0 unset (the planner keeps valid values) */
+    long reduce_column_waves; /* HIPKIT_REDUCE_COLUMN_WAVES likewise */
+    int sort_hist_runs;       /* HIPKIT_SORT_HIST=runs */
+    int sort_min_blocks;      /* HIPKIT_SORT_MIN_BLOCKS (atoi), -1 unset */
+} hkk_tuning;
+
 typedef struct hkk_launch {
     void *stream;             /* vendor stream, NULL = default */
     int multiprocessor_count; /* of the current device, sizes the grid */
     int device;               /* the current device (hk_device_get) */
+    const hkk_tuning *tuning; /* NULL: every knob at its default */
 } hkk_launch;
 
 int hkk_fill(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *value);

@@ -733,25 +733,20 @@ struct Residency {
 // sweeps them; the defaults are what the planner uses): HIPKIT_REDUCE_COLUMN_BX
 // (block threads across columns: a power of two, 1..256; default 32) and
 // HIPKIT_REDUCE_COLUMN_WAVES (resident blocks' worth of splits to aim for, as
-// a multiple of one wave: default 1). Read once per process.
+// a multiple of one wave: default 1). Read once by src/core/settings.c.
 struct ColumnKnobs {
     int64_t bx;
     int64_t waves;
 };
-inline ColumnKnobs column_knobs()
+inline ColumnKnobs column_knobs(const hkk_launch *l)
 {
-    static const ColumnKnobs k = [] {
-        ColumnKnobs r = {32, 1};
-        const char *bx = getenv("HIPKIT_REDUCE_COLUMN_BX");
-        const char *waves = getenv("HIPKIT_REDUCE_COLUMN_WAVES");
-        const long b = bx ? strtol(bx, nullptr, 10) : 0, w = waves ? strtol(waves, nullptr, 10) : 0;
-        if (b >= 1 && b <= kBlock && (b & (b - 1)) == 0)
-            r.bx = b;
-        if (w >= 1 && w <= 16)
-            r.waves = w;
-        return r;
-    }();
-    return k;
+    ColumnKnobs r = {32, 1};
+    const long b = l->tuning ? l->tuning->reduce_column_bx : 0, w = l->tuning ? l->tuning->reduce_column_waves : 0;
+    if (b >= 1 && b <= kBlock && (b & (b - 1)) == 0)
+        r.bx = b;
+    if (w >= 1 && w <= 16)
+        r.waves = w;
+    return r;
 }
 
 inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in_size, const void *in,
@@ -780,7 +775,7 @@ inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in
         p.W = vec ? (int)vw : 1;
         p.VC = ceil_div(C, p.W);
         const int64_t xwork = (L->outputs / C) * p.VC;
-        const ColumnKnobs knobs = column_knobs();
+        const ColumnKnobs knobs = column_knobs(l);
         p.bx = (int)(pow2_at_least(xwork) < knobs.bx ? pow2_at_least(xwork) : knobs.bx);
         p.by = kBlock / p.bx;
         const int64_t bxs = ceil_div(xwork, p.bx);

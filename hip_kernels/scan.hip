@@ -256,17 +256,11 @@ template <typename In> int64_t tile_size()
 // Uncapped is __launch_bounds__(SCAN_BLOCK, 0): a minimum of 1 block lets
 // nvcc spend 56 registers instead of 39 on float32 (4 blocks per SM, not 6).
 enum { VARIANT_CAPPED = 0, VARIANT_UNCAPPED = 1 };
-template <typename In> int variant()
+template <typename In> int variant(const hkk_launch *l)
 {
-    static const int v = [] {
-        const char *e = getenv("HIPKIT_SCAN_VARIANT");
-        if (e && strcmp(e, "capped") == 0)
-            return (int)VARIANT_CAPPED;
-        if (e && strcmp(e, "uncapped") == 0)
-            return (int)VARIANT_UNCAPPED;
-        return sizeof(typename scan_types<In>::acc) == 4 ? (int)VARIANT_CAPPED : (int)VARIANT_UNCAPPED;
-    }();
-    return v;
+    if (l->tuning && l->tuning->scan_variant >= 0)
+        return l->tuning->scan_variant == 0 ? (int)VARIANT_CAPPED : (int)VARIANT_UNCAPPED;
+    return sizeof(typename scan_types<In>::acc) == 4 ? (int)VARIANT_CAPPED : (int)VARIANT_UNCAPPED;
 }
 
 // Look-back pauses (backoff_poll/backoff_first, packed): HIPKIT_LOOKBACK_NS
@@ -274,11 +268,10 @@ template <typename In> int variant()
 // figures for float32 on sm_90 are 688 and 1140) when the grid is large
 // enough for tiles to wait on each other; none for small grids, where a
 // pause would only add latency.
-unsigned scan_lookback_ns(int64_t tiles)
+unsigned scan_lookback_ns(const hkk_launch *l, int64_t tiles)
 {
-    static const bool given = getenv("HIPKIT_LOOKBACK_NS") != nullptr; // read once, not per call
-    if (given)
-        return lookback_ns_wanted();
+    if (l->tuning && l->tuning->lookback_ns_given)
+        return lookback_ns_wanted(l);
     return tiles >= 500 ? 700u | 1100u << 16 : 0u;
 }
 
@@ -659,15 +652,15 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
         // Its look-back waits are per row and short: pauses only when asked for.
         scan_columns_kernel<In, OP><<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride, a->out_stride,
                                                                     a->rows_layout, a->rows, per, counter, state,
-                                                                    lookback_ns_wanted());
-    } else if (variant<In>() == VARIANT_CAPPED) {
+                                                                    lookback_ns_wanted(l));
+    } else if (variant<In>(l) == VARIANT_CAPPED) {
         scan_lookback_kernel<In, OP, VARIANT_CAPPED><<<grid, SCAN_BLOCK, 0, stream>>>(
             in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state,
-            scan_lookback_ns(tiles));
+            scan_lookback_ns(l, tiles));
     } else {
         scan_lookback_kernel<In, OP, VARIANT_UNCAPPED><<<grid, SCAN_BLOCK, 0, stream>>>(
             in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state,
-            scan_lookback_ns(tiles));
+            scan_lookback_ns(l, tiles));
     }
     return hk_launch_error();
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "common/hipkit_device.h"
+#include "kernels.h"
 
 namespace hk_ss
 {
@@ -115,21 +116,10 @@ HK_DEVICE void backoff_first(unsigned ns)
 }
 
 // Host side: the packed pauses, from HIPKIT_LOOKBACK_NS=poll[,first]
-// (nanoseconds, each below 65536; default 0,0), read once.
-inline unsigned lookback_ns_wanted()
+// (nanoseconds, each below 65536; default 0,0), read once by src/core/settings.c.
+inline unsigned lookback_ns_wanted(const hkk_launch *l)
 {
-    static const unsigned ns = [] {
-        const char *e = getenv("HIPKIT_LOOKBACK_NS");
-        if (!e)
-            return 0u;
-        char *end = nullptr;
-        const long poll = strtol(e, &end, 10);
-        const long first = end && *end == ',' ? strtol(end + 1, nullptr, 10) : 0;
-        if (poll < 0 || poll > 0xffff || first < 0 || first > 0xffff)
-            return 0u;
-        return (unsigned)poll | (unsigned)first << 16;
-    }();
-    return ns;
+    return l->tuning ? l->tuning->lookback_ns : 0u;
 }
 
 HK_DEVICE bool aligned16(const void *p)

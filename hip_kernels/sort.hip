@@ -879,25 +879,17 @@ template <typename U, typename P> radix_plan make_plan(const hkk_sort_args *a)
 }
 
 // Bench-only knob: HIPKIT_SORT_HIST=runs counts runs of one digit once in the
-// histogram kernel; default (direct): one shared atomic per digit. Read once.
-static bool hist_runs_wanted()
+// histogram kernel; default (direct): one shared atomic per digit.
+static bool hist_runs_wanted(const hkk_launch *l)
 {
-    static const bool runs = [] {
-        const char *e = getenv("HIPKIT_SORT_HIST");
-        return e && strcmp(e, "runs") == 0;
-    }();
-    return runs;
+    return l->tuning && l->tuning->sort_hist_runs;
 }
 
 // Bench-only knob: HIPKIT_SORT_MIN_BLOCKS=0 or 5 (see radix_sort; -1: unset,
-// the default). Read once.
-static int sort_min_blocks_wanted()
+// the default).
+static int sort_min_blocks_wanted(const hkk_launch *l)
 {
-    static const int blocks = [] {
-        const char *e = getenv("HIPKIT_SORT_MIN_BLOCKS");
-        return e ? atoi(e) : -1;
-    }();
-    return blocks;
+    return l->tuning ? l->tuning->sort_min_blocks : -1;
 }
 
 template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
@@ -935,7 +927,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     p.n = pl.n;
     p.N = (uint64_t)a->length;
     p.kind = key_kind(a->dtype);
-    p.lookback_ns = lookback_ns_wanted();
+    p.lookback_ns = lookback_ns_wanted(l);
     p.key_passes = pl.key_passes;
     p.passes = pl.passes;
     p.portion_keys = pl.portion_keys;
@@ -955,7 +947,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     chunk = (chunk + pl.tile - 1) / pl.tile * pl.tile;
     blocks_per_portion = (portion_len + chunk - 1) / chunk;
     const dim3 hist_grid((unsigned)blocks_per_portion, (unsigned)pl.portions);
-    if (hist_runs_wanted())
+    if (hist_runs_wanted(l))
         histogram_kernel<U, true><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk);
     else
         histogram_kernel<U, false><<<hist_grid, SORT_BLOCK, 0, stream>>>(p, hist, chunk);
@@ -997,7 +989,7 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
             // HIPKIT_SORT_MIN_BLOCKS=0 or 5 (bench knob, 4-byte keys alone):
             // uncapped, or capped for 5 blocks.
             constexpr int MIN_BLOCKS = !payload_of<P>::present ? 4 : sizeof(U) == 8 && sizeof(P) == 8 ? 0 : 3;
-            const int wanted = sizeof(U) == 4 && !payload_of<P>::present ? sort_min_blocks_wanted() : MIN_BLOCKS;
+            const int wanted = sizeof(U) == 4 && !payload_of<P>::present ? sort_min_blocks_wanted(l) : MIN_BLOCKS;
             if constexpr (sizeof(U) == 4 && !payload_of<P>::present) {
                 if (wanted == 0)
                     onesweep_kernel<U, P, 0><<<grid, SORT_BLOCK, 0, stream>>>(p, pass, portion, lw);

@@ -4,7 +4,7 @@
  * cuLaunchKernel on the context's own function does not. The driver entry
  * points are fetched through the runtime (no link against libcuda), once.
  * HIPKIT_LAUNCH_API=runtime turns this off. Used for run-time-compiled
- * kernels (module.c) and the built-in ones (hip_kernels/launch.h). On AMD,
+ * kernels (kinds/gpu_module.c) and the built-in ones (hip_kernels/launch.h). On AMD,
  * hipModuleLaunchKernel already is the direct path: nothing here. */
 #ifndef HIPKIT_GPU_FAST_LAUNCH_H
 #define HIPKIT_GPU_FAST_LAUNCH_H

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/settings.h"
 #include "fast_launch.h"
 
 typedef int (*kernel_get_function_fn)(void **function, cudaKernel_t kernel);
@@ -17,8 +18,7 @@ static launch_kernel_fn launch_kernel;
 
 static void load(void)
 {
-    const char *choice = getenv("HIPKIT_LAUNCH_API");
-    if (choice && strcmp(choice, "runtime") == 0)
+    if (hk__settings_launch_api_runtime())
         return;
     void *get = NULL, *launch = NULL;
     enum cudaDriverEntryPointQueryResult found_get, found_launch;

@@ -144,7 +144,7 @@ static inline cudaError_t hipHostMalloc(void **ptr, size_t size, unsigned int fl
     return cudaHostAlloc(ptr, size, flags);
 }
 
-/* ---- reduce (issue 3): resident blocks of a kernel, for sizing split reductions */
+/* ---- resident blocks of a kernel, for sizing split reductions */
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 
 #endif

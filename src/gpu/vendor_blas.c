@@ -5,9 +5,10 @@
  *
  * One handle per device, created on first use and kept for the life of the process (destroying it
  * at exit could race the runtime's own teardown). A call takes the device's lock, binds the handle
- * to the caller's stream (and, for cuBLAS, to a workspace from hipkit's stream-ordered pool), runs
- * the GEMM and releases the lock: the host-side cost is a few microseconds, the GPU work stays
- * asynchronous. Built without the vendor path (CMake HIPKIT_VENDOR_BLAS=OFF) the functions say so. */
+ * to the caller's stream (and, for cuBLAS, to the workspace the caller took from hipkit's
+ * stream-ordered pool), runs the GEMM and releases the lock: the host-side cost is a few
+ * microseconds, the GPU work stays asynchronous. Built without the vendor path (CMake HIPKIT_VENDOR_BLAS=OFF) the
+ * functions say so. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -16,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/device_state.h"
+#include "../core/settings.h"
 #include "gpu.h"
 #include "vendor_blas.h"
 
@@ -192,15 +195,16 @@ typedef struct device_slot {
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char unavailable[512];
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 static device_slot *slots;
 static int slot_count;
 
 static void load(void)
 {
-    const char *env = getenv("HIPKIT_VENDOR_BLAS");
-    if (env && (strcmp(env, "0") == 0 || strcmp(env, "off") == 0 || strcmp(env, "OFF") == 0)) {
+    const char *off = hk__settings_vendor_blas_off();
+    if (off) {
         snprintf(unavailable, sizeof unavailable, "%s is turned off by the environment (HIPKIT_VENDOR_BLAS=%s)",
-                 VENDOR_NAME, env);
+                 VENDOR_NAME, off);
         return;
     }
     void *lib = NULL;
@@ -234,13 +238,13 @@ static void load(void)
     }
     for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
         *optional[i].slot = dlsym(lib, optional[i].name);
-    int count = hk__device_count();
-    if (count > 0) {
-        slots = (device_slot *)calloc((size_t)count, sizeof *slots);
-        if (!slots) {
-            snprintf(unavailable, sizeof unavailable, "no host memory for %s's per-device state", VENDOR_NAME);
-            return;
-        }
+}
+
+/* One slot per device, made at the first GEMM: devices are discovered by then (a GEMM runs on one). */
+static void make_slots(void)
+{
+    int count = hk__recorded_device_count();
+    if (count > 0 && (slots = (device_slot *)calloc((size_t)count, sizeof *slots))) {
         for (int d = 0; d < count; d++)
             pthread_mutex_init(&slots[d].lock, NULL);
         slot_count = count;
@@ -294,7 +298,7 @@ static hk_status handle_for(const char *fn, device_slot *slot, void **handle)
 #if defined(HIPKIT_PLATFORM_NVIDIA)
 
 /* cuBLAS's recommended workspace: 32 MiB on Hopper and newer, 4 MiB before. */
-static size_t workspace_bytes(void)
+size_t hk__vendor_blas_workspace_bytes(void)
 {
     int capability = 0; /* "sm_90" -> 90 */
     if (sscanf(hk__device_properties(hk__current_device())->arch, "sm_%d", &capability) != 1)
@@ -302,18 +306,10 @@ static size_t workspace_bytes(void)
     return capability >= 90 ? (size_t)32 << 20 : (size_t)4 << 20;
 }
 
-static hk_status run_gemm(const char *fn, void *handle, void *stream, hk_dtype dtype, int ta, int tb, int64_t m,
-                          int64_t n, int64_t k, const void *a, int64_t lda, int64_t sa, const void *b, int64_t ldb,
-                          int64_t sb, void *c, int64_t ldc, int64_t sc, int64_t batch)
+static hk_status run_gemm(const char *fn, void *handle, void *stream, void *ws, size_t ws_bytes, hk_dtype dtype, int ta,
+                          int tb, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, int64_t sa,
+                          const void *b, int64_t ldb, int64_t sb, void *c, int64_t ldc, int64_t sc, int64_t batch)
 {
-    /* A workspace from the pool, ordered on this stream like everything else; without one (pool
-     * exhausted) cuBLAS picks algorithms that need none. */
-    size_t ws_bytes = workspace_bytes();
-    void *ws = NULL;
-    if (hk__pool_alloc(fn, &ws, ws_bytes, stream) != HK_SUCCESS) {
-        ws = NULL;
-        ws_bytes = 0;
-    }
     int st = api.set_stream(handle, stream); /* also resets the workspace: set it after */
     hk_status s = HK_SUCCESS;
     if (!is_success(st))
@@ -341,20 +337,22 @@ static hk_status run_gemm(const char *fn, void *handle, void *stream, hk_dtype d
         if (!is_success(st))
             s = vendor_failed(fn, st, batch == 1 && api.dgemm1 ? "cublasDgemm_v2_64" : "cublasDgemmStridedBatched_64");
     }
-    if (ws) {
-        hk_status f = hk__pool_free(fn, ws, stream, false); /* stream-ordered: after the GEMM */
-        if (s == HK_SUCCESS)
-            s = f;
-    }
     return s;
 }
 
 #else
 
-static hk_status run_gemm(const char *fn, void *handle, void *stream, hk_dtype dtype, int ta, int tb, int64_t m,
-                          int64_t n, int64_t k, const void *a, int64_t lda, int64_t sa, const void *b, int64_t ldb,
-                          int64_t sb, void *c, int64_t ldc, int64_t sc, int64_t batch)
+/* rocBLAS manages its own workspace. */
+size_t hk__vendor_blas_workspace_bytes(void)
 {
+    return 0;
+}
+
+static hk_status run_gemm(const char *fn, void *handle, void *stream, void *ws, size_t ws_bytes, hk_dtype dtype, int ta,
+                          int tb, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, int64_t sa,
+                          const void *b, int64_t ldb, int64_t sb, void *c, int64_t ldc, int64_t sc, int64_t batch)
+{
+    (void)ws, (void)ws_bytes;
     if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
         return hk__fail(HK_ERROR_NOT_SUPPORTED, fn,
                         "rocBLAS takes 32-bit sizes and leading dimensions; this product (m %lld, n %lld, k %lld, "
@@ -387,13 +385,15 @@ static hk_status run_gemm(const char *fn, void *handle, void *stream, hk_dtype d
 
 #endif
 
-hk_status hk__vendor_gemm(const char *fn, void *stream, hk_dtype dtype, int trans_a, int trans_b, int64_t m,
-                          int64_t n, int64_t k, const void *a, int64_t lda, int64_t stride_a, const void *b,
-                          int64_t ldb, int64_t stride_b, void *c, int64_t ldc, int64_t stride_c, int64_t batch)
+hk_status hk__vendor_gemm(const char *fn, void *stream, void *workspace, size_t workspace_bytes, hk_dtype dtype,
+                          int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+                          int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, void *c, int64_t ldc,
+                          int64_t stride_c, int64_t batch)
 {
     const char *why = hk__vendor_blas_unavailable();
     if (why)
         return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", why);
+    pthread_once(&slots_once, make_slots);
     int device = hk__current_device();
     if (device < 0 || device >= slot_count)
         return hk__fail(HK_ERROR_INTERNAL, fn, "no %s state for device %d (%d devices known)", VENDOR_NAME, device,
@@ -403,8 +403,9 @@ hk_status hk__vendor_gemm(const char *fn, void *stream, hk_dtype dtype, int tran
     void *handle = NULL;
     hk_status s = handle_for(fn, slot, &handle);
     if (s == HK_SUCCESS)
-        s = run_gemm(fn, handle, stream, dtype, trans_a ? BLAS_OP_T : BLAS_OP_N, trans_b ? BLAS_OP_T : BLAS_OP_N, m,
-                     n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, stride_c, batch);
+        s = run_gemm(fn, handle, stream, workspace, workspace_bytes, dtype, trans_a ? BLAS_OP_T : BLAS_OP_N,
+                     trans_b ? BLAS_OP_T : BLAS_OP_N, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, stride_c,
+                     batch);
     pthread_mutex_unlock(&slot->lock);
     return s;
 }
@@ -421,11 +422,18 @@ const char *hk__vendor_blas_name(void)
     return HK_GPU_PLATFORM == HK_PLATFORM_AMD ? "rocBLAS" : "cuBLAS";
 }
 
-hk_status hk__vendor_gemm(const char *fn, void *stream, hk_dtype dtype, int trans_a, int trans_b, int64_t m,
-                          int64_t n, int64_t k, const void *a, int64_t lda, int64_t stride_a, const void *b,
-                          int64_t ldb, int64_t stride_b, void *c, int64_t ldc, int64_t stride_c, int64_t batch)
+size_t hk__vendor_blas_workspace_bytes(void)
 {
-    (void)stream, (void)dtype, (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)a, (void)lda;
+    return 0;
+}
+
+hk_status hk__vendor_gemm(const char *fn, void *stream, void *workspace, size_t workspace_bytes, hk_dtype dtype,
+                          int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+                          int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, void *c, int64_t ldc,
+                          int64_t stride_c, int64_t batch)
+{
+    (void)stream, (void)workspace, (void)workspace_bytes, (void)dtype, (void)trans_a, (void)trans_b, (void)m, (void)n,
+        (void)k, (void)a, (void)lda;
     (void)stride_a, (void)b, (void)ldb, (void)stride_b, (void)c, (void)ldc, (void)stride_c, (void)batch;
     return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", hk__vendor_blas_unavailable());
 }

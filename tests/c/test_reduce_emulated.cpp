@@ -6,7 +6,7 @@
 // thread that skips one, or a barrier reached by part of a block, is reported
 // as a deadlock); warpSize is 32 or 64 per test; grids follow the planner with
 // a small multiprocessor count, so grid-stride loops go round several times.
-// Layouts come from src/reduce_internal.h, as in the library.
+// Layouts come from src/ops/reduce_internal.h, as in the library.
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -332,7 +332,7 @@ static inline _Float16 __float2half(float f)
 #define HKR_UNROLL
 #define HKR_CHECK_ALIGNED(p) emu::check_aligned(p)
 #include "../../hip_kernels/reduce_skeleton.h"
-#include "../../src/reduce_internal.h"
+#include "../../src/ops/reduce_internal.h"
 
 #undef threadIdx
 #undef blockIdx
@@ -430,7 +430,7 @@ struct Emulated {
         reduce_build_layout(&in, axes, &out, keepdims, indexed, &layout, &in_off, &out_off);
         const void *in_origin = count > 0 ? (const char *)in.data + in_off * (int64_t)in_size : in.data;
         void *out_origin = (char *)out.data + out_off * (int64_t)out_size;
-        hkk_launch launch = {nullptr, multiprocessors, 0};
+        hkk_launch launch = {nullptr, multiprocessors, 0, nullptr};
         hkr::Plan p;
         size_t bytes = 0;
         hkr::Call query = {&launch, in_origin, out_origin, nullptr, &layout, ddof, &bytes, &p};

@@ -1,0 +1,41 @@
+/* device_state.c: the recorded devices and the calling thread's current device. */
+#include <stdatomic.h>
+
+#include "core/device_state.h"
+
+static _Thread_local int current_device;
+static hk__device_entry *devices;
+static atomic_int device_count; /* published after `devices`, for threads that did not run discovery */
+
+int hk__current_device(void)
+{
+    return current_device;
+}
+
+void hk__set_current_device(int device)
+{
+    current_device = device;
+}
+
+void hk__record_devices(int count, hk__device_entry *entries)
+{
+    devices = entries;
+    atomic_store_explicit(&device_count, count, memory_order_release);
+}
+
+int hk__recorded_device_count(void)
+{
+    return atomic_load_explicit(&device_count, memory_order_acquire);
+}
+
+const char *hk__device_name(int device)
+{
+    if (device < 0 || device >= hk__recorded_device_count())
+        return "?";
+    return devices[device].name;
+}
+
+const hk__device_props *hk__device_properties(int device)
+{
+    return &devices[device].props;
+}
