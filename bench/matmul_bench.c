@@ -125,7 +125,9 @@ int main(int argc, char **argv)
             const double t_ven = vendor ? time_ms(run_matmul, &ven) : 0;
             char name[64];
             snprintf(name, sizeof name, "%s %s", hk_dtype_name(dtype),
-                     layout == 0 ? "a @ b" : layout == 1 ? "a.T @ b (a transposed)" : "a @ b.T (b transposed)");
+                     layout == 0   ? "a @ b"
+                     : layout == 1 ? "a.T @ b (a transposed)"
+                                   : "a @ b.T (b transposed)");
             printf("%-34s %12.2f %12.2f %12.2f\n", name, flops / t_own / 1e9, vendor ? flops / t_ven / 1e9 : 0.0,
                    vendor ? t_ven / t_own : 0.0);
         }
@@ -142,7 +144,8 @@ int main(int argc, char **argv)
             matmul_ctx own = {&ba, shared ? &shared_b : &bb, &bo, HK_MATMUL_OWN};
             matmul_ctx ven = {&ba, shared ? &shared_b : &bb, &bo, HK_MATMUL_VENDOR};
             const double t_own = time_ms(run_matmul, &own), t_ven = vendor ? time_ms(run_matmul, &ven) : 0;
-            printf("%-34s %12.2f %12.2f %12.2f\n", shared ? "float32 (64,1024,1024) @ (1024,1024)" : "float32 64 x 1024^3 batched",
+            printf("%-34s %12.2f %12.2f %12.2f\n",
+                   shared ? "float32 (64,1024,1024) @ (1024,1024)" : "float32 64 x 1024^3 batched",
                    bflops / t_own / 1e9, vendor ? bflops / t_ven / 1e9 : 0.0, vendor ? t_ven / t_own : 0.0);
         }
     }

@@ -90,8 +90,7 @@ def main():
     t = hipkit_timer()
     hk_copy = median_ms(lambda: lib.hk_memcpy_dtod(ffi.cast("void *", c.ptr), ffi.cast("void *", a.ptr), nbytes), *t)
     hk_add = median_ms(lambda: hipkit.add(a, b, out=c), *t)
-    hk_sum = median_ms(lambda: lib.hk_sum(lib.HK_FLOAT32, N, ffi.cast("void *", a.ptr),
-                                          ffi.cast("void *", result.ptr), ffi.NULL), *t)
+    hk_sum = median_ms(lambda: hipkit.sum(a, out=result[0]), *t)
     got = float(result.get()[0])
     want = float(np.sum(host_a, dtype=np.float64))
     assert abs(got - want) <= 1e-4 * abs(want), (got, want)

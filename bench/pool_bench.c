@@ -100,12 +100,25 @@ static int hk_malloc_free_loop(void *context, long iterations)
     return 0;
 }
 
+/* A 1-d float32 view of n elements at data. */
+static hk_array floats(void *data, int64_t n)
+{
+    hk_array a = {0};
+    a.data = data;
+    a.dtype = HK_FLOAT32;
+    a.ndim = 1;
+    a.shape[0] = n;
+    a.strides[0] = 1;
+    return a;
+}
+
 /* hk_fill of one float: the smallest real launch through the whole API. */
 static int hk_fill_loop(void *context, long iterations)
 {
     const float value = 1.0f;
+    const hk_array out = floats(context, 1);
     for (long i = 0; i < iterations; i++) {
-        hk_status s = hk_fill(context, HK_FLOAT32, 1, &value, NULL);
+        hk_status s = hk_fill(&out, &value, NULL);
         if (s != HK_SUCCESS)
             return hk_failed("hk_fill", s);
     }
@@ -114,14 +127,15 @@ static int hk_fill_loop(void *context, long iterations)
     return s == HK_SUCCESS ? 0 : hk_failed("hk_stream_synchronize", s);
 }
 
-/* hk_binary add of one float, output given: what hipkit.add(x, y, out=z) runs. */
+/* hk_elementwise add of one float, output given: what hipkit.add(x, y, out=z) runs. */
 static int hk_add_loop(void *context, long iterations)
 {
     float *x = context;
+    const hk_array in[2] = {floats(x, 1), floats(x + 4, 1)}, out = floats(x + 8, 1);
     for (long i = 0; i < iterations; i++) {
-        hk_status s = hk_binary(HK_ADD, HK_FLOAT32, 1, x, x + 4, x + 8, NULL);
+        hk_status s = hk_elementwise(HK_OP_ADD, in, 2, &out, NULL);
         if (s != HK_SUCCESS)
-            return hk_failed("hk_binary", s);
+            return hk_failed("hk_elementwise", s);
     }
     enqueued();
     hk_status s = hk_stream_synchronize(NULL);
@@ -146,8 +160,9 @@ static int user_launch_loop(void *context, long iterations)
 static int hk_fill_round_trip_loop(void *context, long iterations)
 {
     const float value = 1.0f;
+    const hk_array out = floats(context, 1);
     for (long i = 0; i < iterations; i++) {
-        hk_status s = hk_fill(context, HK_FLOAT32, 1, &value, NULL);
+        hk_status s = hk_fill(&out, &value, NULL);
         if (s != HK_SUCCESS)
             return hk_failed("hk_fill", s);
         if ((s = hk_stream_synchronize(NULL)) != HK_SUCCESS)
@@ -318,10 +333,10 @@ int main(int argc, char **argv)
     failed |= print_row("empty kernel <<<1, 1>>>", median_us(raw_launch_loop, NULL, iterations, repeats), hk_launch,
                         iterations);
 #endif
-    failed |= print_row("hk_binary add, n = 1 (out given)", median_us(hk_add_loop, three_vectors, iterations, repeats),
-                        hk_launch, iterations);
+    failed |= print_row("hk_elementwise add, n = 1 (out given)",
+                        median_us(hk_add_loop, three_vectors, iterations, repeats), hk_launch, iterations);
 #if defined(HIPKIT_BENCH_CUDA)
-    failed |= print_row("add kernel <<<1, 256>>>, n = 1 (hk_binary's work)",
+    failed |= print_row("add kernel <<<1, 256>>>, n = 1 (the same work)",
                         median_us(raw_add_loop, three_vectors, iterations, repeats), hk_launch, iterations);
 #endif
     {

@@ -1,6 +1,6 @@
 // raw_launch.cu: the vendor baselines for pool_bench's launch figures, launched
 // straight through the CUDA runtime (NVIDIA builds only): an empty kernel, and
-// an add of float32 vectors shaped like hk_binary's (16-byte vectors, then a
+// an add of float32 vectors shaped like the contiguous elementwise kernel's (16-byte vectors, then a
 // scalar tail; 4 arguments; one block of 256 for small n).
 #include <cuda_runtime.h>
 

@@ -14,7 +14,7 @@ extern "C" {
 int raw_empty_launches(long iterations, int synchronize_each, void (*issued)(void));
 
 /* out[0] = a[0] + b[0] by add_kernel<<<1, 256>>>(a, b, out, 1), the work of
- * hk_binary(HK_ADD, HK_FLOAT32, 1, ...), `iterations` times on the default
+ * hk_elementwise(HK_OP_ADD, ...) on one float32, `iterations` times on the default
  * stream; then as above. */
 int raw_add_launches(long iterations, const float *a, const float *b, float *out, void (*issued)(void));
 

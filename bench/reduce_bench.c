@@ -1,8 +1,8 @@
 /* reduce_bench.c: hk_reduce against the hardware and its peers, in one run:
  *  - device-to-device copy (hk_memcpy_dtod, 1 GiB): the bandwidth ceiling,
  *    as (bytes read + bytes written) / time;
- *  - sum of 2^28 float32 (all axes): hk_reduce, the older hk_sum, and on
- *    NVIDIA CUB's DeviceReduce::Sum (reduce_cub.cu), in GB/s of input read;
+ *  - sum of 2^28 float32 (all axes): hk_reduce, and on NVIDIA CUB's
+ *    DeviceReduce::Sum (reduce_cub.cu), in GB/s of input read;
  *  - sum, max, argmax, mean, var along axis 0 and axis 1 of an 8192 x 8192
  *    float32 matrix and over all of it, in GB/s of input read, with the ratio
  *    to copy bandwidth (the target is 0.85 for sum along either axis).
@@ -39,7 +39,7 @@ static int compare(const void *a, const void *b)
 }
 
 typedef struct job {
-    int kind; /* 0 copy, 1 hk_sum, 2 hk_reduce */
+    int kind; /* 0 copy, 2 hk_reduce */
     hk_reduce_op op;
     hk_array in, out;
     uint32_t axes;
@@ -51,8 +51,6 @@ static void run(const job *j, hk_stream stream)
 {
     if (j->kind == 0)
         check(hk_memcpy_dtod_async(j->dst, j->src, j->bytes, stream), "hk_memcpy_dtod_async");
-    else if (j->kind == 1)
-        check(hk_sum(HK_FLOAT32, j->n, j->src, j->dst, stream), "hk_sum");
     else
         check(hk_reduce(j->op, &j->in, j->axes, &j->out, 0, stream), "hk_reduce");
 }
@@ -117,7 +115,8 @@ int main(void)
     check(hk_malloc(&copy_dst, bytes), "hk_malloc");
     check(hk_malloc(&out, (size_t)C * 8), "hk_malloc");
     float one = 1.0f;
-    check(hk_fill(x, HK_FLOAT32, n, &one, NULL), "hk_fill");
+    const hk_array all_x = array2(x, HK_FLOAT32, 1, (int64_t)n, 0);
+    check(hk_fill(&all_x, &one, NULL), "hk_fill");
     check(hk_device_synchronize(), "hk_device_synchronize");
     printf("reduce_bench on %s (%d multiprocessors)\n", info.name, info.multiprocessor_count);
 
@@ -128,13 +127,6 @@ int main(void)
     const double copy_gbps = 2.0 * (double)bytes / median_ms(&copy, stream) / 1e6;
     printf("%-44s %8.1f GB/s (read + write)\n", "copy, 1 GiB (hk_memcpy_dtod)", copy_gbps);
 
-    job sum_old = {0};
-    sum_old.kind = 1;
-    sum_old.src = x;
-    sum_old.dst = out;
-    sum_old.n = n;
-    const double old_gbps = (double)bytes / median_ms(&sum_old, stream) / 1e6;
-    printf("%-44s %8.1f GB/s\n", "sum f32 2^28: hk_sum", old_gbps);
     job sum_all = {0};
     sum_all.kind = 2;
     sum_all.op = HK_REDUCE_SUM;
@@ -142,7 +134,7 @@ int main(void)
     sum_all.out = array2(out, HK_FLOAT32, 0, 0, 0);
     sum_all.axes = 1;
     const double all_gbps = (double)bytes / median_ms(&sum_all, stream) / 1e6;
-    printf("%-44s %8.1f GB/s  (%.2f x hk_sum)\n", "sum f32 2^28: hk_reduce", all_gbps, all_gbps / old_gbps);
+    printf("%-44s %8.1f GB/s\n", "sum f32 2^28: hk_reduce", all_gbps);
 #if defined(HIPKIT_BENCH_CUDA)
     const double cub_ms = hkbench_cub_sum_ms((const float *)x, n, (float *)out, REPEATS);
     if (cub_ms > 0) {

@@ -31,11 +31,6 @@ typedef struct hkk_launch {
     const hkk_tuning *tuning; /* NULL: every knob at its default */
 } hkk_launch;
 
-int hkk_fill(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *value);
-int hkk_iota(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *start, const void *step);
-int hkk_axpy(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y);
-int hkk_binary(const hkk_launch *launch, hk_binary_op op, hk_dtype dtype, size_t n, const void *a, const void *b,
-               void *out);
 /* Bytes of scratch device memory hkk_sum needs for n elements. */
 size_t hkk_sum_scratch_bytes(const hkk_launch *launch, hk_dtype dtype, size_t n);
 int hkk_sum(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result);

@@ -18,6 +18,18 @@
         }                                                                                                              \
     } while (0)
 
+/* A 1-d view of n float32 elements at data (0-d when n is 0: one element). */
+static hk_array floats(void *data, size_t n)
+{
+    hk_array a = {0};
+    a.data = data;
+    a.dtype = HK_FLOAT32;
+    a.ndim = n ? 1 : 0;
+    a.shape[0] = (int64_t)n;
+    a.strides[0] = 1;
+    return a;
+}
+
 int main(void)
 {
     const size_t n = (size_t)1 << 24; /* 16 Mi floats: 64 MiB per vector */
@@ -69,13 +81,15 @@ int main(void)
 
     /* Everything below is queued on the default stream (NULL) in order. The
      * first launch of a kernel also loads its code, so time the second. */
-    CHECK(hk_binary(HK_ADD, HK_FLOAT32, n, a_device, b_device, c_device, NULL));
+    const hk_array inputs[2] = {floats(a_device, n), floats(b_device, n)};
+    const hk_array c_view = floats(c_device, n), sum_view = floats(sum_device, 0);
+    CHECK(hk_elementwise(HK_OP_ADD, inputs, 2, &c_view, NULL));
     CHECK(hk_event_create(&start));
     CHECK(hk_event_create(&stop));
     CHECK(hk_event_record(start, NULL));
-    CHECK(hk_binary(HK_ADD, HK_FLOAT32, n, a_device, b_device, c_device, NULL));
+    CHECK(hk_elementwise(HK_OP_ADD, inputs, 2, &c_view, NULL));
     CHECK(hk_event_record(stop, NULL));
-    CHECK(hk_sum(HK_FLOAT32, n, c_device, sum_device, NULL));
+    CHECK(hk_reduce(HK_REDUCE_SUM, &c_view, 1u, &sum_view, 0, NULL)); /* axis 0: bit 0 */
 
     CHECK(hk_memcpy_dtoh(c, c_device, bytes)); /* waits for the work before it */
     CHECK(hk_memcpy_dtoh(&sum, sum_device, sizeof sum));

@@ -44,7 +44,7 @@ static inline int hk_launch_error()
 // NVIDIA the runtime's launch looks the kernel up for the current context on
 // every call; the driver's cuLaunchKernel takes the context's function, found
 // once per kernel and device (cudaGetFuncBySymbol) and kept here
-// (src/gpu/fast_launch.h; pool_bench: hk_binary vs the same kernel through
+// (src/gpu/fast_launch.h; pool_bench: hk_elementwise vs the same kernel through
 // <<<>>>). HIPKIT_LAUNCH_API=runtime, a device past the table, or a driver
 // launch that fails: <<<>>>, which reports errors in the runtime's words. On
 // AMD, <<<>>> (hipLaunchKernel) is the path.

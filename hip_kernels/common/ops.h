@@ -481,6 +481,13 @@ struct op_clip {
     }
 };
 
+// ---- not NumPy functions: the map skeleton's other uses
+// hk_fill: the host value as it is, bit for bit.
+struct op_fill {
+    static constexpr bool moves_bits = true;
+    template <typename C> HK_DEVICE C operator()(C a) const { return a; }
+};
+
 // ---- what the skeletons ask of a functor beyond operator()
 template <class Op, typename = void> struct moves_bits : std::false_type {
 };

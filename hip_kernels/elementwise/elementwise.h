@@ -10,9 +10,13 @@
 extern "C" {
 #endif
 
+/* An op of the map skeleton that is not a NumPy function (so not in HK_OP_TABLE): out = in[0], a host
+ * value, its bits stored as they are (hk_fill). */
+enum { HKK_EW_FILL = HK_OP_COUNT };
+
 /* One elementwise launch. Operand 0 is out, operand 1 + k is input k. */
 typedef struct hkk_ew_call {
-    int op;               /* hk_op */
+    int op;               /* hk_op, or HKK_EW_FILL */
     hk_dtype dtype;       /* T: the inputs' dtype (WHERE: in[1]'s; in[0] is bool) */
     int n_inputs;         /* 1..3 */
     unsigned scalar_mask; /* bit k: input k is a host value, held in scalar[k] */
@@ -31,6 +35,9 @@ typedef struct hkk_ew_call {
 } hkk_ew_call;
 
 int hkk_elementwise(const hkk_launch *launch, const hkk_ew_call *call);
+/* out[i * stride] = start + i * step, i < n, for float32, float64, int32, int64 (hk_iota). */
+int hkk_iota(const hkk_launch *launch, hk_dtype dtype, void *out, int64_t stride, size_t n, const void *start,
+             const void *step);
 
 #ifdef __cplusplus
 }

@@ -179,7 +179,7 @@ HK_API hk_status hk_memcpy_dtod_async(void *dst_device, const void *src_device, 
 HK_API hk_status hk_memset(void *dst_device, int value, size_t bytes);
 HK_API hk_status hk_memset_async(void *dst_device, int value, size_t bytes, hk_stream stream);
 
-/* ------------------------------------------------------- built-in kernels */
+/* ----------------------------------------------------------------- dtypes */
 
 typedef enum hk_dtype {
     HK_BOOL = 0,
@@ -199,41 +199,13 @@ HK_API const char *hk_dtype_name(hk_dtype dtype);
 /* Bytes per element; HK_ERROR_INVALID_ARGUMENT for values out of range. */
 HK_API hk_status hk_dtype_size(hk_dtype dtype, size_t *bytes);
 
-typedef enum hk_binary_op {
-    HK_ADD = 0,
-    HK_SUBTRACT = 1,
-    HK_MULTIPLY = 2,
-    /* Floats: IEEE division. Integers: NumPy's floor_divide (rounds toward
-     * minus infinity; x / 0 gives 0; INT_MIN / -1 wraps to INT_MIN). */
-    HK_DIVIDE = 3
-} hk_binary_op;
-
-/* All kernels run on the current device and are asynchronous on `stream`.
- * Device pointers must be aligned to their element size. `value`, `start`,
- * `step` and `alpha` point to ONE host element of `dtype`. Supported dtypes
- * for now: float32, float64, int32, int64 (others: HK_ERROR_NOT_SUPPORTED).
- * Integer arithmetic wraps around on overflow, as NumPy's does. */
-
-/* dst[i] = *value */
-HK_API hk_status hk_fill(void *dst, hk_dtype dtype, size_t n, const void *value, hk_stream stream);
-/* dst[i] = *start + i * *step */
-HK_API hk_status hk_iota(void *dst, hk_dtype dtype, size_t n, const void *start, const void *step, hk_stream stream);
-/* y[i] = *alpha * x[i] + y[i] */
-HK_API hk_status hk_axpy(hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y, hk_stream stream);
-/* out[i] = a[i] op b[i]; out may equal a or b, other overlaps are refused. */
-HK_API hk_status hk_binary(hk_binary_op op, hk_dtype dtype, size_t n, const void *a, const void *b, void *out,
-                           hk_stream stream);
-/* *result_device = sum of x[0..n) (0 for n == 0), float32 and float64 only;
- * the result stays on the device (copy it back, or pass it to another op). */
-HK_API hk_status hk_sum(hk_dtype dtype, size_t n, const void *x, void *result_device, hk_stream stream);
-
 /* ----------------------------------------------------------------- random */
 
 /* Counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11; the
  * Random123 generator). Any element can be computed on its own from (seed,
  * position), so results are reproducible and the same bits come out on every
  * device and vendor. float32 and float64 (others: HK_ERROR_NOT_SUPPORTED);
- * asynchronous on `stream`, like the kernels above.
+ * asynchronous on `stream`, as every op is.
  *
  * Exactly which number element i of dst gets:
  *  - Its position is p = offset + i, computed exactly: `offset` counts
@@ -300,6 +272,16 @@ typedef struct hk_array {
  * here. dst must not overlap src unless they are the same view: copy
  * through a temporary. */
 HK_API hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stream);
+
+/* Every element of `out` (any view of any of the ten dtypes) = *value, ONE host element of out's dtype
+ * (bool: any non-zero byte is true), read during the call. Its bits are stored as they are (NaN payloads
+ * and -0.0 survive). Asynchronous on `stream`. */
+HK_API hk_status hk_fill(const hk_array *out, const void *value, hk_stream stream);
+/* out[i] = *start + i * *step for a 1-d `out` (any stride, negative included; a stride of 0 over more than
+ * one element is refused), `start` and `step` ONE host element each of out's dtype: float32, float64, int32
+ * or int64 (others: HK_ERROR_NOT_SUPPORTED). float32 is computed in float64 and rounded once, so large i
+ * stay exact as in NumPy's arange; integers wrap around. Asynchronous on `stream`. */
+HK_API hk_status hk_iota(const hk_array *out, const void *start, const void *step, hk_stream stream);
 
 /* ------------------------------------------------------- elementwise ops */
 
@@ -485,7 +467,7 @@ HK_API hk_status hk_op_arity(hk_op op, int *inputs);
  * accesses) also runs when all views are reversed or permuted alike, and host scalars and one-element device
  * inputs are broadcast from registers there. */
 HK_API hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const hk_array *out, hk_stream stream);
-/* ---- scan_sort (issue 3) */
+/* -------------------------------------------------------- scans, sorts */
 
 typedef enum hk_scan_op { HK_SCAN_CUMSUM = 0, HK_SCAN_CUMPROD = 1 } hk_scan_op;
 
@@ -510,7 +492,7 @@ HK_API hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_a
  * Outputs may not have stride 0 along an extent above 1. keys_out may be the same view as in
  * (in-place sort); other overlaps are refused. */
 HK_API hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *indices_out, hk_stream stream);
-/* ---- matmul (issue 3) */
+/* ------------------------------------------------- matrix products, take */
 
 typedef enum hk_matmul_engine {
     HK_MATMUL_AUTO = 0,  /* the vendor BLAS when hipkit was built with one and it loads, else the own kernel */
@@ -564,7 +546,7 @@ typedef enum hk_take_mode {
 HK_API hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const hk_array *out, hk_take_mode mode,
                          hk_stream stream);
 
-/* ---- reduce (issue 3) */
+/* ------------------------------------------------------------ reductions */
 
 typedef enum hk_reduce_op {
     HK_REDUCE_SUM = 0,
@@ -613,7 +595,7 @@ HK_API const char *hk_reduce_op_name(hk_reduce_op op);
 HK_API hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk_array *out, int ddof,
                            hk_stream stream);
 
-/* ---- put (issue 5) */
+/* -------------------------------------------------------------- scatter */
 
 /* hk_put's axis for a flat put: indices address out's elements by their C-order position, whatever
  * out's strides (NumPy's put into out.flat). */

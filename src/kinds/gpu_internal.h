@@ -99,16 +99,8 @@ hk_status hk__gpu_rtc_compile(const char *fn, const char *source, const char *na
                               size_t *binary_size, char **log);
 
 /* gpu_ops.c */
-hk_status hk__gpu_fill(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *value);
-hk_status hk__gpu_iota(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *start,
-                       const void *step);
-hk_status hk__gpu_axpy(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *alpha, const void *x,
-                       void *y);
-hk_status hk__gpu_binary(const char *fn, void *stream, hk_binary_op op, hk_dtype dtype, size_t n, const void *a,
-                         const void *b, void *out);
-size_t hk__gpu_sum_scratch_bytes(hk_dtype dtype, size_t n);
-hk_status hk__gpu_sum(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *x, void *scratch,
-                      void *result);
+hk_status hk__gpu_iota(const char *fn, void *stream, hk_dtype dtype, void *out, int64_t stride, size_t n,
+                       const void *start, const void *step);
 hk_status hk__gpu_random_numbers(const char *fn, void *stream, hk_dtype dtype, int normal, void *dst, size_t n,
                                  uint64_t seed, uint64_t offset, double a, double b);
 hk_status hk__gpu_copy_array(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,

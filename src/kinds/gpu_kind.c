@@ -65,12 +65,7 @@ const hk__kind hk__gpu_kind = {
     .staging_wait = hk__gpu_staging_wait,
     .staging_finish = hk__gpu_staging_finish,
 
-    .fill = hk__gpu_fill,
     .iota = hk__gpu_iota,
-    .axpy = hk__gpu_axpy,
-    .binary = hk__gpu_binary,
-    .sum_scratch_bytes = hk__gpu_sum_scratch_bytes,
-    .sum = hk__gpu_sum,
     .random_numbers = hk__gpu_random_numbers,
     .copy_array = hk__gpu_copy_array,
     .elementwise = hk__gpu_elementwise,

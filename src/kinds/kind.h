@@ -162,24 +162,16 @@ typedef struct hk__kind {
 
     /* ---- op families: `stream` is the kind's stream; arguments are validated and laid out by src/ops/ */
 
-    hk_status (*fill)(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *value);
-    hk_status (*iota)(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *start,
-                      const void *step);
-    hk_status (*axpy)(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *alpha, const void *x,
-                      void *y);
-    hk_status (*binary)(const char *fn, void *stream, hk_binary_op op, hk_dtype dtype, size_t n, const void *a,
-                        const void *b, void *out);
-    /* hk_sum; `scratch` holds sum_scratch_bytes(dtype, n) bytes (NULL for 0). */
-    size_t (*sum_scratch_bytes)(hk_dtype dtype, size_t n);
-    hk_status (*sum)(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *x, void *scratch,
-                     void *result);
+    /* out[i * stride] = start + i * step, i < n (hk_iota). */
+    hk_status (*iota)(const char *fn, void *stream, hk_dtype dtype, void *out, int64_t stride, size_t n,
+                      const void *start, const void *step);
     /* Philox numbers: normal == 0: a = low, b = high; normal == 1: a = mean, b = stddev. */
     hk_status (*random_numbers)(const char *fn, void *stream, hk_dtype dtype, int normal, void *dst, size_t n,
                                 uint64_t seed, uint64_t offset, double a, double b);
     /* dst = convert(src) over a coalesced layout. */
     hk_status (*copy_array)(const char *fn, void *stream, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src,
                             void *dst, size_t n, const struct hkk_layout *layout);
-    /* One validated, coalesced hk_elementwise call. */
+    /* One validated, coalesced hk_elementwise call, or hk_fill's (op HKK_EW_FILL). */
     hk_status (*elementwise)(const char *fn, void *stream, const struct hkk_ew_call *call);
     /* hk_scan and hk_sort, each with the scratch its size query asks for. */
     size_t (*scan_scratch_bytes)(const struct hkk_scan_args *args);

@@ -11,7 +11,8 @@
 #include "../../hip_kernels/elementwise/elementwise.h"
 #include "core/device.h"
 #include "core/handles.h"
-#include "ops/backend.h"
+#include "kinds/kind.h"
+#include "ops/elementwise.h"
 #include "ops/op_table.h"
 #include "ops/view_check.h"
 
@@ -67,6 +68,19 @@ static void elementwise_layout(int ndim, const int64_t *shape, int64_t (*strides
     call->ndim = n;
 }
 
+void hk__elementwise_walk(const hk_array *out, hkk_ew_call *call)
+{
+    int64_t strides[4][HK_MAX_DIMS];
+    memset(strides, 0, sizeof strides);
+    if (out->ndim > 0)
+        memcpy(strides[0], out->strides, (size_t)out->ndim * sizeof(int64_t));
+    int64_t base[4] = {0, 0, 0, 0};
+    elementwise_layout(out->ndim, out->shape, strides, 1, base, call);
+    size_t item;
+    (void)hk_dtype_size(out->dtype, &item);
+    call->out = (char *)out->data + base[0] * (int64_t)item;
+}
+
 /* The dtypes: T from in[1] for a bool-condition op (where), in[0] otherwise; every other input T, the
  * condition bool; T in the op's mask; out T, or bool where the rule says. Records the error. */
 static hk_status check_dtypes(const char *fn, const hk_op_info *row, const hk_array *inputs, const hk_array *out,
@@ -110,7 +124,7 @@ static void take_scalar(hkk_ew_call *call, int k, const hk_array *in)
 static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *call)
 {
     HK_TRY(hk__require_gpu(fn));
-    hk_status s = hk__backend_current()->elementwise(fn, vendor_stream, call);
+    hk_status s = hk__kind_current()->elementwise(fn, vendor_stream, call);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 

@@ -1,8 +1,12 @@
-/* ops.c: the built-in kernels' public entry points: validate dtype, sizes,
- * pointers, overlap and stream, then dispatch to the current device's backend. */
+/* ops.c: the dtypes' names and sizes, and the creation ops hk_fill (a map of one host value over any view,
+ * run by the elementwise kernels) and hk_iota (1-d arange): validated here, then the current kind's table. */
+#include <string.h>
+
 #include "core/device.h"
 #include "core/handles.h"
-#include "ops/backend.h"
+#include "kinds/kind.h"
+#include "ops/elementwise.h"
+#include "ops/view_check.h"
 
 static const size_t dtype_sizes[] = {1, 1, 1, 4, 4, 8, 8, 2, 4, 8};
 static const char *const dtype_names[] = {"bool",  "int8",   "uint8",   "int32",   "uint32",
@@ -25,65 +29,13 @@ hk_status hk_dtype_size(hk_dtype dtype, size_t *bytes)
     return hk__ok();
 }
 
-enum { ANY_ARITHMETIC, FLOATS_ONLY };
-
-/* dtype known and implemented by this op family */
-static hk_status check_dtype(const char *fn, hk_dtype dtype, int allowed)
-{
-    if ((unsigned)dtype >= DTYPE_COUNT)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "dtype %d is not a hk_dtype (0..%d)", (int)dtype,
-                        (int)DTYPE_COUNT - 1);
-    bool is_float = dtype == HK_FLOAT32 || dtype == HK_FLOAT64;
-    bool is_int = dtype == HK_INT32 || dtype == HK_INT64;
-    if (is_float || (is_int && allowed == ANY_ARITHMETIC))
-        return HK_SUCCESS;
-    return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "dtype %s is not supported by this operation yet (supported: %s)",
-                    dtype_names[dtype], allowed == FLOATS_ONLY ? "float32, float64" : "float32, float64, int32, int64");
-}
-
-/* A device array argument of n elements: present, aligned, inside the address space. */
-static hk_status check_array(const char *fn, const char *name, const void *p, hk_dtype dtype, size_t n)
-{
-    size_t bytes;
-    if (hk__mul_overflows(n, dtype_sizes[dtype], &bytes) || (uintptr_t)p > UINTPTR_MAX - bytes)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s: %zu elements of %s overflow the address space", name, n,
-                        dtype_names[dtype]);
-    if (!p)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s is NULL but n is %zu", name, n);
-    if ((uintptr_t)p % dtype_sizes[dtype])
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s (%p) is not aligned to its element size (%zu bytes)", name,
-                        p, dtype_sizes[dtype]);
-    return HK_SUCCESS;
-}
-
-static hk_status check_host_value(const char *fn, const char *name, const void *p)
-{
-    return p ? HK_SUCCESS : hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s must point to one host element", name);
-}
-
-/* Outputs may alias an input exactly (in place) but not partially. */
-static hk_status check_overlap(const char *fn, const char *in_name, const void *in, const char *out_name,
-                               const void *out, size_t bytes)
-{
-    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
-    if (a != b && a < b + bytes && b < a + bytes)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "%s and %s overlap without being the same array; use a separate output", in_name, out_name);
-    return HK_SUCCESS;
-}
-
-/* Stream handle first (a stale one is an error even for n == 0); then, when
- * there is work, a GPU. Sets *skip for n == 0. */
-static hk_status begin(const char *fn, hk_stream stream, size_t n, void **vendor_stream, bool *skip)
+/* The stream (a stale handle is an error even when there is no work), then a device when there is work. */
+static hk_status begin(const char *fn, hk_stream stream, size_t n, void **vendor_stream)
 {
     *vendor_stream = NULL;
-    *skip = n == 0;
-    if (stream) {
-        hk_status s = hk__resolve_stream(fn, stream, vendor_stream);
-        if (s != HK_SUCCESS)
-            return s;
-    }
-    return *skip ? HK_SUCCESS : hk__require_gpu(fn);
+    if (stream)
+        HK_TRY(hk__resolve_stream(fn, stream, vendor_stream));
+    return n ? hk__require_gpu(fn) : HK_SUCCESS;
 }
 
 static hk_status finish(hk_status s)
@@ -91,84 +43,58 @@ static hk_status finish(hk_status s)
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
-hk_status hk_fill(void *dst, hk_dtype dtype, size_t n, const void *value, hk_stream stream)
+hk_status hk_fill(const hk_array *out, const void *value, hk_stream stream)
 {
     static const char fn[] = "hk_fill";
-    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
-    void *vs;
-    bool skip;
-    if (n) {
-        HK_TRY(check_array(fn, "dst", dst, dtype, n));
-        HK_TRY(check_host_value(fn, "value", value));
-    }
-    HK_TRY(begin(fn, stream, n, &vs, &skip));
-    return skip ? hk__ok() : finish(hk__backend_current()->fill(fn, vs, dtype, dst, n, value));
+    size_t n;
+    uintptr_t first, last;
+    HK_TRY(hk__check_view(fn, "out", out, 0, &n, &first, &last));
+    if (!value)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "value must point to one host element of out's dtype (%s)",
+                        hk_dtype_name(out->dtype));
+    void *vendor_stream;
+    HK_TRY(begin(fn, stream, n, &vendor_stream));
+    if (n == 0)
+        return hk__ok();
+    /* One op of the elementwise family: out = a host value, over out's own walk (no element is repeated in
+     * effect: a broadcast out just gets the value more than once). */
+    hkk_ew_call call;
+    memset(&call, 0, sizeof call);
+    call.op = HKK_EW_FILL;
+    call.dtype = out->dtype;
+    call.n_inputs = 1;
+    call.n = n;
+    call.scalar_mask = 1u;
+    memcpy(&call.scalar[0], value, dtype_sizes[out->dtype]);
+    if (out->dtype == HK_BOOL)
+        call.scalar[0] = call.scalar[0] != 0;
+    hk__elementwise_walk(out, &call);
+    return finish(hk__kind_current()->elementwise(fn, vendor_stream, &call));
 }
 
-hk_status hk_iota(void *dst, hk_dtype dtype, size_t n, const void *start, const void *step, hk_stream stream)
+hk_status hk_iota(const hk_array *out, const void *start, const void *step, hk_stream stream)
 {
     static const char fn[] = "hk_iota";
-    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
-    void *vs;
-    bool skip;
-    if (n) {
-        HK_TRY(check_array(fn, "dst", dst, dtype, n));
-        HK_TRY(check_host_value(fn, "start", start));
-        HK_TRY(check_host_value(fn, "step", step));
-    }
-    HK_TRY(begin(fn, stream, n, &vs, &skip));
-    return skip ? hk__ok() : finish(hk__backend_current()->iota(fn, vs, dtype, dst, n, start, step));
-}
-
-hk_status hk_axpy(hk_dtype dtype, size_t n, const void *alpha, const void *x, void *y, hk_stream stream)
-{
-    static const char fn[] = "hk_axpy";
-    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
-    void *vs;
-    bool skip;
-    if (n) {
-        HK_TRY(check_host_value(fn, "alpha", alpha));
-        HK_TRY(check_array(fn, "x", x, dtype, n));
-        HK_TRY(check_array(fn, "y", y, dtype, n));
-        HK_TRY(check_overlap(fn, "x", x, "y", y, n * dtype_sizes[dtype]));
-    }
-    HK_TRY(begin(fn, stream, n, &vs, &skip));
-    return skip ? hk__ok() : finish(hk__backend_current()->axpy(fn, vs, dtype, n, alpha, x, y));
-}
-
-hk_status hk_binary(hk_binary_op op, hk_dtype dtype, size_t n, const void *a, const void *b, void *out,
-                    hk_stream stream)
-{
-    static const char fn[] = "hk_binary";
-    if ((unsigned)op > HK_DIVIDE)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "op %d is not a hk_binary_op (0..%d)", (int)op, HK_DIVIDE);
-    HK_TRY(check_dtype(fn, dtype, ANY_ARITHMETIC));
-    void *vs;
-    bool skip;
-    if (n) {
-        HK_TRY(check_array(fn, "a", a, dtype, n));
-        HK_TRY(check_array(fn, "b", b, dtype, n));
-        HK_TRY(check_array(fn, "out", out, dtype, n));
-        HK_TRY(check_overlap(fn, "a", a, "out", out, n * dtype_sizes[dtype]));
-        HK_TRY(check_overlap(fn, "b", b, "out", out, n * dtype_sizes[dtype]));
-    }
-    HK_TRY(begin(fn, stream, n, &vs, &skip));
-    return skip ? hk__ok() : finish(hk__backend_current()->binary(fn, vs, op, dtype, n, a, b, out));
-}
-
-hk_status hk_sum(hk_dtype dtype, size_t n, const void *x, void *result, hk_stream stream)
-{
-    static const char fn[] = "hk_sum";
-    HK_TRY(check_dtype(fn, dtype, FLOATS_ONLY));
-    HK_TRY(check_array(fn, "result_device", result, dtype, 1));
-    if (n) {
-        HK_TRY(check_array(fn, "x", x, dtype, n));
-        uintptr_t r = (uintptr_t)result, first = (uintptr_t)x, bytes = n * dtype_sizes[dtype];
-        if (r < first + bytes && first < r + dtype_sizes[dtype])
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "result_device lies inside x; use a separate output");
-    }
-    void *vs;
-    bool skip;
-    HK_TRY(begin(fn, stream, 1, &vs, &skip)); /* n == 0 still writes the zero */
-    return finish(hk__backend_current()->sum(fn, vs, dtype, n, x, result));
+    size_t n;
+    uintptr_t first, last;
+    HK_TRY(hk__check_view(fn, "out", out, 0, &n, &first, &last));
+    if (out->ndim != 1)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out.ndim is %d; hk_iota writes a 1-d view", out->ndim);
+    const hk_dtype t = out->dtype;
+    if (t != HK_FLOAT32 && t != HK_FLOAT64 && t != HK_INT32 && t != HK_INT64)
+        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn,
+                        "out is %s; hk_iota supports float32, float64, int32 and int64 (write another dtype with "
+                        "hk_copy_array from one of them)",
+                        hk_dtype_name(t));
+    if (!start || !step)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s must point to one host element of out's dtype (%s)",
+                        start ? "step" : "start", hk_dtype_name(t));
+    if (n > 1 && out->strides[0] == 0)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "out.strides[0] is 0 over %zu elements: every value would land on one element", n);
+    void *vendor_stream;
+    HK_TRY(begin(fn, stream, n, &vendor_stream));
+    if (n == 0)
+        return hk__ok();
+    return finish(hk__kind_current()->iota(fn, vendor_stream, t, out->data, out->strides[0], n, start, step));
 }

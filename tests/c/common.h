@@ -207,6 +207,32 @@ class Event
     hk_event event_ = nullptr;
 };
 
+// Work for a stream in tests of streams, events and memory: fill n floats with a value, or scale them
+// in place (hk_fill and hk_elementwise over a 1-d view).
+inline hk_array floats(void *data, size_t n)
+{
+    hk_array a{};
+    a.data = data;
+    a.dtype = HK_FLOAT32;
+    a.ndim = 1;
+    a.shape[0] = static_cast<int64_t>(n);
+    a.strides[0] = 1;
+    return a;
+}
+inline hk_status fill_floats(void *data, size_t n, float value, hk_stream stream)
+{
+    const hk_array out = floats(data, n);
+    return hk_fill(&out, &value, stream);
+}
+inline hk_status scale_floats(void *data, size_t n, float factor, hk_stream stream)
+{
+    hk_array in[2] = {floats(data, n), {}};
+    in[1].data = &factor;
+    in[1].dtype = HK_FLOAT32;
+    in[1].ndim = HK_HOST_SCALAR;
+    return hk_elementwise(HK_OP_MULTIPLY, in, 2, &in[0], stream);
+}
+
 // Handles that hipkit never created. Handles are table-encoded integers, never
 // dereferenced, so passing these is safe.
 inline hk_stream bogus_stream()

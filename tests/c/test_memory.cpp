@@ -546,7 +546,7 @@ TEST_F(Pool, StillWorksAfterAnOutOfMemory)
     ASSERT_HK_OK(hk_memset(block.get(), 1, kMiB));
     // A launch after the failed allocation must not report the old vendor error.
     const float value = 2.0f;
-    ASSERT_HK_OK(hk_fill(block.get(), HK_FLOAT32, kMiB / sizeof(float), &value, nullptr));
+    ASSERT_HK_OK(hktest::fill_floats(block.get(), kMiB / sizeof(float), value, nullptr));
     ASSERT_HK_OK(hk_stream_synchronize(nullptr));
 }
 

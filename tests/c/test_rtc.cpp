@@ -542,8 +542,8 @@ TEST_F(UserKernel, LaunchesOnAStreamAreOrderedWithEvents)
     ASSERT_HK_OK(dx.allocate(n * 4));
     ASSERT_HK_OK(dy.allocate(n * 4));
     const float one = 1, two = 2;
-    ASSERT_HK_OK(hk_fill(dx.get(), HK_FLOAT32, n, &one, stream.get()));
-    ASSERT_HK_OK(hk_fill(dy.get(), HK_FLOAT32, n, &two, stream.get()));
+    ASSERT_HK_OK(hktest::fill_floats(dx.get(), n, one, stream.get()));
+    ASSERT_HK_OK(hktest::fill_floats(dy.get(), n, two, stream.get()));
     hk_arg args[] = {f64(3.0), ptr(dx.get()), ptr(dy.get()), u64(n)};
     hk_event done = nullptr;
     ASSERT_HK_OK(hk_event_create(&done));

@@ -127,7 +127,7 @@ TEST_F(Streams, DestroyedStreamIsInvalidHandleEverywhere)
     EXPECT_HK_FAILS(HK_ERROR_INVALID_HANDLE, "hk_memcpy_htod_async",
                     hk_memcpy_htod_async(memory.get(), host, sizeof host, stream));
     EXPECT_HK_FAILS(HK_ERROR_INVALID_HANDLE, "hk_memset_async", hk_memset_async(memory.get(), 0, 16, stream));
-    EXPECT_HK_FAILS(HK_ERROR_INVALID_HANDLE, "hk_fill", hk_fill(memory.get(), HK_FLOAT32, 4, &one, stream));
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_HANDLE, "hk_fill", hktest::fill_floats(memory.get(), 4, one, stream));
     EXPECT_EQ(ptr, nullptr);
 }
 
@@ -164,7 +164,7 @@ TEST_F(Streams, KernelOnACreatedStreamIsDoneAfterSynchronize)
     ASSERT_HK_OK(memory.allocate(n * sizeof(float)));
     const float value = 2.5f;
     ASSERT_HK_OK(hk_memset_async(memory.get(), 0xFF, n * sizeof(float), stream.get()));
-    ASSERT_HK_OK(hk_fill(memory.get(), HK_FLOAT32, n, &value, stream.get()));
+    ASSERT_HK_OK(hktest::fill_floats(memory.get(), n, value, stream.get()));
     ASSERT_HK_OK(hk_stream_synchronize(stream.get()));
     EXPECT_HK_OK(hk_stream_query(stream.get()));
     std::vector<float> host(n);
@@ -183,7 +183,7 @@ TEST_F(Streams, QueryIsNotReadyOrSuccessWhileBusyAndSuccessAfterSynchronize)
     ASSERT_HK_OK(memory.allocate(kBig * sizeof(float)));
     const float value = 1.0f;
     for (int pass = 0; pass < 10; pass++)
-        ASSERT_HK_OK(hk_fill(memory.get(), HK_FLOAT32, kBig, &value, stream.get()));
+        ASSERT_HK_OK(hktest::fill_floats(memory.get(), kBig, value, stream.get()));
     const hk_status busy = hk_stream_query(stream.get());
     EXPECT_TRUE(busy == HK_ERROR_NOT_READY || busy == HK_SUCCESS) << busy;
     if (busy == HK_ERROR_NOT_READY) {
@@ -202,9 +202,9 @@ TEST_F(Streams, DestroyWaitsForPendingWork)
     hk_stream stream = nullptr;
     ASSERT_HK_OK(hk_stream_create(&stream));
     const float value = 3.0f;
-    ASSERT_HK_OK(hk_fill(memory.get(), HK_FLOAT32, n, &value, stream));
+    ASSERT_HK_OK(hktest::fill_floats(memory.get(), n, value, stream));
     for (int pass = 0; pass < 8; pass++)
-        ASSERT_HK_OK(hk_axpy(HK_FLOAT32, n, &value, memory.get(), memory.get(), stream)); // x *= 4
+        ASSERT_HK_OK(hktest::scale_floats(memory.get(), n, 4.0f, stream)); // x *= 4
     ASSERT_HK_OK(hk_stream_destroy(stream));
     float last = 0;
     ASSERT_HK_OK(hk_memcpy_dtoh(&last, memory.as<float>() + (n - 1), sizeof last));
@@ -228,9 +228,9 @@ TEST_F(Streams, WaitEventOrdersWorkAcrossStreams)
     ASSERT_HK_OK(hk_device_synchronize());
 
     const float one = 1.0f;
-    ASSERT_HK_OK(hk_fill(x.get(), HK_FLOAT32, n, &one, s1.get()));
+    ASSERT_HK_OK(hktest::fill_floats(x.get(), n, one, s1.get()));
     for (int pass = 0; pass < 20; pass++)
-        ASSERT_HK_OK(hk_axpy(HK_FLOAT32, n, &one, x.get(), x.get(), s1.get())); // x *= 2
+        ASSERT_HK_OK(hktest::scale_floats(x.get(), n, 2.0f, s1.get())); // x *= 2
     ASSERT_HK_OK(hk_event_record(done.get(), s1.get()));
     ASSERT_HK_OK(hk_stream_wait_event(s2.get(), done.get()));
     ASSERT_HK_OK(hk_memcpy_dtod_async(y.get(), x.get(), n * sizeof(float), s2.get()));
@@ -282,7 +282,7 @@ TEST_F(Events, ElapsedTimeAroundWorkIsPositive)
     const float value = 1.0f;
     ASSERT_HK_OK(hk_event_record(start.get(), stream.get()));
     for (int pass = 0; pass < 4; pass++)
-        ASSERT_HK_OK(hk_fill(memory.get(), HK_FLOAT32, kBig, &value, stream.get()));
+        ASSERT_HK_OK(hktest::fill_floats(memory.get(), kBig, value, stream.get()));
     ASSERT_HK_OK(hk_event_record(end.get(), stream.get()));
     ASSERT_HK_OK(hk_event_synchronize(end.get()));
     float ms = -1.0f;

@@ -1,6 +1,6 @@
 """The native fast path of the elementwise binary ops (hipkit._launch.fast_binary):
-hipkit.add/subtract/multiply/divide/floor_divide and the operators + - * / //
-take same-shape, same-dtype contiguous arrays to hk_binary in C, a new output
+every binary op of the op table (hipkit.add ... hipkit.right_shift) and its operator
+take same-shape, same-dtype contiguous arrays to hk_elementwise in C, a new output
 included. It must give what the Python path gives, build arrays that behave
 like any other (attributes, views, lifetime, memory returned to the pool), and
 hand every other case to the Python path unchanged."""
@@ -169,7 +169,7 @@ LAUNCH_API_SCRIPT = textwrap.dedent("""
     b = rng.standard_normal((37, 42)).astype(np.float64)
     x, y = hipkit.asarray(a), hipkit.asarray(b)
     checks = [
-        ((x + y).get(), a + b),                                # hk_binary
+        ((x + y).get(), a + b),                                # the C fast path
         (hipkit.full((5, 3), 7, np.int32).get(), np.full((5, 3), 7, np.int32)),  # fill
         (hipkit.arange(100, dtype=np.int64).get(), np.arange(100)),               # iota
         ((x[:, ::2] * y[:, 1::2]).get(), a[:, ::2] * b[:, 1::2]),                 # strided elementwise

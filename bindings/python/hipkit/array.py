@@ -31,7 +31,7 @@ _FLOATS = (lib.HK_FLOAT16, lib.HK_FLOAT32, lib.HK_FLOAT64)
 _CTYPE = {lib.HK_BOOL: "_Bool *", lib.HK_INT8: "int8_t *", lib.HK_UINT8: "uint8_t *", lib.HK_INT32: "int32_t *",
           lib.HK_UINT32: "uint32_t *", lib.HK_INT64: "int64_t *", lib.HK_UINT64: "uint64_t *",
           lib.HK_FLOAT32: "float *", lib.HK_FLOAT64: "double *"}
-_FILL_DTYPES = (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)  # what hk_fill takes
+_IOTA_DTYPES = (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)  # what hk_iota takes
 _MAX_BYTES = 2**63 - 1  # what size_t and NumPy's intp can both describe
 
 
@@ -355,11 +355,7 @@ class ndarray:
     def fill(self, value, stream=None):
         """Set every element to `value` (converted as NumPy converts it)."""
         _check_device("fill", self)
-        if self._contiguous and self._hk_dtype in _FILL_DTYPES:
-            check(lib.hk_fill(self._data, self._hk_dtype, self.size, _host_scalar(value, self._hk_dtype),
-                              _stream_handle(stream)))
-        else:
-            _assign(self, value, stream)
+        _assign(self, value, stream)
 
     def item(self, *args):
         if args:
@@ -497,12 +493,13 @@ def _assign(target, value, stream=None):
         _copy_into(target, value, stream)
         return
     if type(value) in (int, float, bool) or isinstance(value, np.generic) and value.dtype in _HK_DTYPE:
-        if target._contiguous and target._hk_dtype in _FILL_DTYPES:
-            check(lib.hk_fill(target._data, target._hk_dtype, target.size,
-                              _host_scalar(value, target._hk_dtype), _stream_handle(stream)))
-            return
-        value = asarray(np.asarray(value, dtype=target.dtype))
-        _copy_into(target, value, stream)
+        if type(value) is float and target.dtype.kind in "biu":
+            # NumPy's assignment conversion: a NaN or inf into an integer raises, as x[...] = v does in NumPy
+            host = np.asarray(value, dtype=target.dtype).reshape(1)
+            scalar = ffi.from_buffer(host)
+        else:
+            scalar = _host_scalar(value, target._hk_dtype)
+        check(lib.hk_fill(_desc(target), scalar, _stream_handle(stream)))
         return
     host = np.asarray(value)
     if host.dtype == object:
@@ -568,13 +565,12 @@ def arange(start, stop=None, step=1, dtype=None, stream=None):
     dt = _dtype(np.result_type(start, stop, step) if dtype is None else dtype)
     array = ndarray((n,), dt)
     code = array._hk_dtype
-    if code in (lib.HK_BOOL, lib.HK_FLOAT16, lib.HK_INT8, lib.HK_UINT8, lib.HK_UINT32, lib.HK_UINT64):
+    if code not in _IOTA_DTYPES:
         # hk_iota covers the four arithmetic dtypes; others go through float64/int64 and a cast.
         wide = arange(start, stop, step, np.float64 if dt.kind in "fb" else np.int64, stream)
         _copy_into(array, wide, stream)
         return array
-    check(lib.hk_iota(array._data, code, n, _host_scalar(start, code), _host_scalar(step, code),
-                      _stream_handle(stream)))
+    check(lib.hk_iota(_desc(array), _host_scalar(start, code), _host_scalar(step, code), _stream_handle(stream)))
     return array
 
 

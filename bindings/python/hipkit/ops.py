@@ -374,7 +374,6 @@ _REDUCE_OPS = {
     "argmin": lib.HK_REDUCE_ARGMIN, "argmax": lib.HK_REDUCE_ARGMAX, "any": lib.HK_REDUCE_ANY,
     "all": lib.HK_REDUCE_ALL, "mean": lib.HK_REDUCE_MEAN, "var": lib.HK_REDUCE_VAR, "std": lib.HK_REDUCE_STD,
 }
-_SUM_DTYPES = (lib.HK_FLOAT32, lib.HK_FLOAT64)
 _NUMPY_NAME = {"min": "minimum", "max": "maximum", "argmin": "argmin", "argmax": "argmax"}
 
 
@@ -417,12 +416,7 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, st
         _check_device(name, x)
     target = out if out is not None and out.dtype == result_dtype and not _overlaps(out, x) else \
         ndarray._empty(shape, result_dtype)
-    if name == "sum" and x._contiguous and x._hk_dtype in _SUM_DTYPES and target._contiguous and (
-            mask == (1 << x.ndim) - 1):
-        # The whole of a contiguous float array: hk_sum, the single-pass kernel at CUB's rate.
-        check(lib.hk_sum(x._hk_dtype, x.size, x._data, target._data, _stream_handle(stream)))
-    else:
-        check(lib.hk_reduce(_REDUCE_OPS[name], _desc(x), mask, _desc(target), ddof, _stream_handle(stream)))
+    check(lib.hk_reduce(_REDUCE_OPS[name], _desc(x), mask, _desc(target), ddof, _stream_handle(stream)))
     if out is not None and target is not out:
         _copy_into(out, target, stream)
         return out
@@ -764,21 +758,19 @@ def _advanced_set(x, key, value):
 
 
 def axpy(a, x, y, *, stream=None):
-    """y = a*x + y, in place on y (same shape and dtype, float32/float64/int32/int64,
-    contiguous); returns y."""
+    """y = a*x + y, in place on y (x broadcasts to y's shape; the dtypes promote as NumPy's, and the result is
+    cast back to y's dtype with same-kind casting); returns y. Two kernels: multiply, then add."""
     for v in (x, y):
         if not isinstance(v, ndarray):
             _operand("axpy", v)
             raise TypeError("axpy: x and y must be hipkit arrays")
-    if x.shape != y.shape or x.dtype != y.dtype:
-        raise ValueError(f"axpy: x and y must have one shape and dtype, got {x.shape} {x.dtype} and "
-                         f"{y.shape} {y.dtype}")
-    if not (x._contiguous and y._contiguous):
-        raise ValueError("axpy: x and y must be contiguous (use y += a * x for views)")
-    _check_device("axpy", x, y)
-    check(lib.hk_axpy(y._hk_dtype, y.size, _host_scalar(a, y._hk_dtype), x._data, y._data,
-                      _stream_handle(stream)))
-    return y
+    try:
+        full = _layout.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        full = None
+    if full != y.shape:
+        raise ValueError(f"axpy: x and y need one shape (or x broadcasting to y's), got {x.shape} and {y.shape}")
+    return add(multiply(a, x, stream=stream), y, out=y, stream=stream)  # noqa: F821 (made from the op table)
 
 
 # ---------------------------------------------------------------- operators on ndarray
