@@ -6,16 +6,14 @@
 
 #include "kinds/kind.h"
 
+/* The kind's entries as they are, but for sum, which takes no scratch here. */
 typedef struct hk__backend {
-    hk_status (*fill)(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *value);
-    hk_status (*iota)(const char *fn, void *stream, hk_dtype dtype, void *dst, size_t n, const void *start,
-                      const void *step);
-    hk_status (*axpy)(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *alpha, const void *x,
-                      void *y);
-    hk_status (*binary)(const char *fn, void *stream, hk_binary_op op, hk_dtype dtype, size_t n, const void *a,
-                        const void *b, void *out);
+    __typeof__(((hk__kind *)0)->fill) fill;
+    __typeof__(((hk__kind *)0)->iota) iota;
+    __typeof__(((hk__kind *)0)->axpy) axpy;
+    __typeof__(((hk__kind *)0)->binary) binary;
     hk_status (*sum)(const char *fn, void *stream, hk_dtype dtype, size_t n, const void *x, void *result);
-    hk_status (*elementwise)(const char *fn, void *stream, const struct hkk_ew_call *call);
+    __typeof__(((hk__kind *)0)->elementwise) elementwise;
 } hk__backend;
 
 /* The calls for the calling thread's current device. */
