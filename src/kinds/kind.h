@@ -2,10 +2,11 @@
  * functions (ggml's backends do the same). Nothing outside src/kinds/ and src/gpu/ calls a vendor:
  * the rest of the library validates, lays out and keeps books, then calls these entries.
  *
- * Which kind: hk__kind_current() gives the table of the calling thread's current device. Today every
- * device is a GPU, so it is always the GPU kind (gpu_kind.c). A host CPU kind is a cpu_*.c here with
- * its own table; choosing between the two (by the current device, numbering the CPU after the GPUs in
- * the device_count and device_describe the rest of the library sees) is then done in this folder too.
+ * Which kind: hk__kind_current() (below) gives the table of the calling thread's current device.
+ * Today every device is a GPU, so it is always the GPU kind (gpu_kind.c). A host CPU kind is a
+ * cpu_*.c here with its own table (CMake builds every .c file of this folder); hk__kind_current()
+ * then picks by hk__current_device(), and the device entries the rest of the library calls
+ * (device_count, device_describe, activate) number the CPU after the GPUs: all inside this folder.
  *
  * Conventions: arguments arrive validated; `fn` names the public call for the error sentence; every
  * entry that returns a status records its own sentence on failure (hk_last_error), except where its

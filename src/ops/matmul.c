@@ -124,8 +124,10 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
     /* OWN never loads the vendor library. */
     const char *vendor_missing = engine == HK_MATMUL_OWN ? NULL : hk__kind_current()->vendor_blas_unavailable();
     if (engine == HK_MATMUL_VENDOR && vendor_missing)
-        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "engine HK_MATMUL_VENDOR was asked for, but %s (HK_MATMUL_OWN "
-                        "or HK_MATMUL_AUTO work without it)", vendor_missing);
+        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn,
+                        "engine HK_MATMUL_VENDOR was asked for, but %s (HK_MATMUL_OWN "
+                        "or HK_MATMUL_AUTO work without it)",
+                        vendor_missing);
     const int use_vendor = engine == HK_MATMUL_VENDOR || (engine == HK_MATMUL_AUTO && !vendor_missing);
     if (n_out == 0)
         return hk__ok();
@@ -159,8 +161,7 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
     int64_t *const batch_strides[3] = {sa, sb, so};
     int batch_ndim = hk__coalesce_dims(nb, shape, batch_strides, 3);
     /* (..., M, K) @ (K, N) with a's batch walking on from its rows: one (batch * M) x K product. */
-    if (batch_ndim == 1 && sb[0] == 0 &&
-        (m == 1 || (sa[0] == m * args.a_rs && so[0] == m * args.o_rs))) {
+    if (batch_ndim == 1 && sb[0] == 0 && (m == 1 || (sa[0] == m * args.a_rs && so[0] == m * args.o_rs))) {
         if (m == 1) {
             args.a_rs = sa[0];
             args.o_rs = so[0];
@@ -194,8 +195,8 @@ int hk__widen_units(int ndim, int64_t *shape, int64_t *count, int64_t *axis_stri
     const int last = ndim - 1;
     for (size_t width = max_width; width > item; width /= 2) {
         const int64_t f = (int64_t)(width / item);
-        bool ok = shape[last] % f == 0 && *axis_stride % f == 0 && (uintptr_t)a % width == 0 &&
-                  (uintptr_t)b % width == 0;
+        bool ok =
+            shape[last] % f == 0 && *axis_stride % f == 0 && (uintptr_t)a % width == 0 && (uintptr_t)b % width == 0;
         for (int d = 0; ok && d < last; d++)
             ok = a_strides[d] % f == 0 && b_strides[d] % f == 0;
         if (!ok)
@@ -235,8 +236,10 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
     HK_TRY(hk__check_view(fn, "indices", indices, HK__VIEW_INT64_EXTENTS, &n_idx, &idx_first, &idx_last));
     HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_INT64_EXTENTS, &n_out, &out_first, &out_last));
     if (indices->dtype != HK_INT64)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices are %s; hk_take takes int64 indices (cast with "
-                        "hk_copy_array)", hk_dtype_name(indices->dtype));
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "indices are %s; hk_take takes int64 indices (cast with "
+                        "hk_copy_array)",
+                        hk_dtype_name(indices->dtype));
     if (in->ndim == 0)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "axis %d is out of range: in is 0-d and has no axis", axis);
     if (axis < -in->ndim || axis >= in->ndim)
@@ -246,12 +249,16 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
     if ((unsigned)mode > (unsigned)HK_TAKE_CLIP)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "mode %d is not a hk_take_mode (0..2)", (int)mode);
     if (out->dtype != in->dtype)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out is %s but in is %s: take copies elements, the dtypes "
-                        "must match", hk_dtype_name(out->dtype), hk_dtype_name(in->dtype));
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "out is %s but in is %s: take copies elements, the dtypes "
+                        "must match",
+                        hk_dtype_name(out->dtype), hk_dtype_name(in->dtype));
     const int result_ndim = in->ndim - 1 + indices->ndim;
     if (result_ndim > HK_MAX_DIMS)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "the result would have %d dimensions, more than HK_MAX_DIMS "
-                        "(%d)", result_ndim, HK_MAX_DIMS);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "the result would have %d dimensions, more than HK_MAX_DIMS "
+                        "(%d)",
+                        result_ndim, HK_MAX_DIMS);
     int64_t result[HK_MAX_DIMS];
     int r = 0;
     for (int d = 0; d < ax; d++)

@@ -31,8 +31,8 @@ static void put_widen_units(hkk_put_args *p, size_t item)
     const int last = p->ndim - 1;
     if (p->flat || p->values_strides[last] != 1 || p->out_strides[last] != 1 || p->idx_strides[last] != 0)
         return;
-    const int width = hk__widen_units(p->ndim, p->shape, &p->count, &p->axis_stride, p->values_strides,
-                                      p->out_strides, p->values, p->out, item, 8);
+    const int width = hk__widen_units(p->ndim, p->shape, &p->count, &p->axis_stride, p->values_strides, p->out_strides,
+                                      p->values, p->out, item, 8);
     if (width)
         p->unit_bytes = width;
 }
@@ -60,12 +60,16 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
     HK_TRY(hk__check_view(fn, "indices", indices, HK__VIEW_INT64_EXTENTS, &n_idx, &idx_first, &idx_last));
     HK_TRY(hk__check_view(fn, "out", out, HK__VIEW_INT64_EXTENTS, &n_out, &out_first, &out_last));
     if (indices->dtype != HK_INT64)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices are %s; hk_put takes int64 indices (cast with "
-                        "hk_copy_array)", hk_dtype_name(indices->dtype));
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "indices are %s; hk_put takes int64 indices (cast with "
+                        "hk_copy_array)",
+                        hk_dtype_name(indices->dtype));
     const bool flat = axis == HK_PUT_FLAT;
     if (!flat && out->ndim == 0)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "axis %d is out of range: out is 0-d and has no axis (use "
-                        "HK_PUT_FLAT)", axis);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "axis %d is out of range: out is 0-d and has no axis (use "
+                        "HK_PUT_FLAT)",
+                        axis);
     if (!flat && (axis < -out->ndim || axis >= out->ndim))
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "axis %d is out of range for out with %d dimension%s", axis,
                         out->ndim, out->ndim == 1 ? "" : "s");
@@ -73,9 +77,10 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
     if ((unsigned)mode > (unsigned)HK_TAKE_CLIP)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "mode %d is not a hk_take_mode (0..2)", (int)mode);
     if (values->dtype != out->dtype)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "values are %s but out is %s: put copies elements, the "
-                        "dtypes must match (convert values with hk_copy_array)", hk_dtype_name(values->dtype),
-                        hk_dtype_name(out->dtype));
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "values are %s but out is %s: put copies elements, the "
+                        "dtypes must match (convert values with hk_copy_array)",
+                        hk_dtype_name(values->dtype), hk_dtype_name(out->dtype));
     /* values' shape: out.shape[:axis] + indices.shape + out.shape[axis+1:], or indices.shape (flat). */
     const int expect_ndim = flat ? indices->ndim : out->ndim - 1 + indices->ndim;
     if (expect_ndim > HK_MAX_DIMS)
@@ -97,11 +102,14 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
         put_shape_text(values->shape, values->ndim, text_values, sizeof text_values);
         put_shape_text(expect, expect_ndim, text_expect, sizeof text_expect);
         if (flat)
-            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "values have shape %s, but a flat put needs indices' "
-                            "shape %s", text_values, text_expect);
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "values have shape %s, but putting along axis %d needs "
-                        "out.shape[:axis] + indices.shape + out.shape[axis+1:] = %s", text_values, ax,
-                        text_expect);
+            return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                            "values have shape %s, but a flat put needs indices' "
+                            "shape %s",
+                            text_values, text_expect);
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "values have shape %s, but putting along axis %d needs "
+                        "out.shape[:axis] + indices.shape + out.shape[axis+1:] = %s",
+                        text_values, ax, text_expect);
     }
     for (int k = 0; k < out->ndim && n_out > 0; k++)
         if (out->strides[k] == 0 && out->shape[k] > 1)

@@ -13,8 +13,8 @@
 #include "ops/scratch.h"
 #include "ops/view_check.h"
 
-static const char *const reduce_op_names[] = {"sum",    "prod", "min", "max",  "argmin", "argmax",
-                                              "any",    "all",  "mean", "var", "std"};
+static const char *const reduce_op_names[] = {"sum", "prod", "min",  "max", "argmin", "argmax",
+                                              "any", "all",  "mean", "var", "std"};
 
 const char *hk_reduce_op_name(hk_reduce_op op)
 {
@@ -36,8 +36,7 @@ static const char *reduce_format_shape(const int64_t *shape, int ndim, char *buf
     return buf;
 }
 
-hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk_array *out, int ddof,
-                    hk_stream stream)
+hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk_array *out, int ddof, hk_stream stream)
 {
     static const char fn[] = "hk_reduce";
     if ((unsigned)op >= (unsigned)HK_REDUCE_COUNT)
@@ -65,8 +64,8 @@ hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk
     const uint32_t all_axes = in->ndim ? (uint32_t)((1ull << in->ndim) - 1) : 0u;
     if (indexed && reduced != 1 && axes != all_axes)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "%s needs one axis or all of them, but axes (0x%x) names %d of in's %d dimensions", name,
-                        axes, reduced, in->ndim);
+                        "%s needs one axis or all of them, but axes (0x%x) names %d of in's %d dimensions", name, axes,
+                        reduced, in->ndim);
     const hk_dtype want = reduce_out_dtype(op, in->dtype);
     if (out->dtype != want)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out.dtype is %s, but %s of %s gives %s",

@@ -33,8 +33,7 @@ static inline hk_dtype reduce_out_dtype(hk_reduce_op op, hk_dtype in)
     case HK_REDUCE_ARGMAX: return HK_INT64;
     case HK_REDUCE_ANY:
     case HK_REDUCE_ALL: return HK_BOOL;
-    default: /* MEAN VAR STD */
-        return in == HK_FLOAT16 || in == HK_FLOAT32 || in == HK_FLOAT64 ? in : HK_FLOAT64;
+    default: /* MEAN VAR STD */ return in == HK_FLOAT16 || in == HK_FLOAT32 || in == HK_FLOAT64 ? in : HK_FLOAT64;
     }
 }
 
@@ -92,8 +91,8 @@ static inline int reduce_merge_dims(reduce_dim *d, int n, int with_out)
 
 /* Fills the kernels' layout; *in_off / *out_off are the element offsets of
  * the new origins (flipped dims start at their other end). */
-static inline void reduce_build_layout(const hk_array *in, uint32_t axes, const hk_array *out, int keepdims, int indexed,
-                                hkk_reduce_layout *L, int64_t *in_off, int64_t *out_off)
+static inline void reduce_build_layout(const hk_array *in, uint32_t axes, const hk_array *out, int keepdims,
+                                       int indexed, hkk_reduce_layout *L, int64_t *in_off, int64_t *out_off)
 {
     reduce_dim kept[HK_MAX_DIMS], red[HK_MAX_DIMS];
     int nk = 0, nr = 0, ko = 0;

@@ -27,14 +27,13 @@ static hk_array scan_sort_at_least_1d(const hk_array *a)
 /* An output view of `in`'s shape (in 0-d: out 0-d or 1-d of one element), with
  * no stride 0 along an extent above 1 when it has elements (several results
  * would land on one element). */
-static hk_status scan_sort_check_output_shape(const char *fn, const char *name, const hk_array *in,
-                                              const hk_array *out, size_t out_count)
+static hk_status scan_sort_check_output_shape(const char *fn, const char *name, const hk_array *in, const hk_array *out,
+                                              size_t out_count)
 {
     if (in->ndim == 0) {
         if (!(out->ndim == 0 || (out->ndim == 1 && out->shape[0] == 1)))
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                            "%s has %d dimensions; for a 0-d in it must be 0-d or 1-d of one element", name,
-                            out->ndim);
+                            "%s has %d dimensions; for a 0-d in it must be 0-d or 1-d of one element", name, out->ndim);
     } else {
         if (out->ndim != in->ndim)
             return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%s has %d dimensions but in has %d; they must match", name,
@@ -159,8 +158,9 @@ hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *o
     const hk_dtype acc = scan_sort_acc_dtype(in->dtype);
     if (out->dtype != acc)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                        "out.dtype is %s but the %s of %s is %s (NumPy's accumulation dtype)", hk_dtype_name(out->dtype),
-                        op == HK_SCAN_CUMSUM ? "cumsum" : "cumprod", hk_dtype_name(in->dtype), hk_dtype_name(acc));
+                        "out.dtype is %s but the %s of %s is %s (NumPy's accumulation dtype)",
+                        hk_dtype_name(out->dtype), op == HK_SCAN_CUMSUM ? "cumsum" : "cumprod",
+                        hk_dtype_name(in->dtype), hk_dtype_name(acc));
     HK_TRY(scan_sort_check_output_shape(fn, "out", in, out, n_out));
     void *vendor_stream = NULL;
     if (stream)
