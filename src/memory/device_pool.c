@@ -1,7 +1,8 @@
 /* device_pool.c: the caching, stream-ordered device memory pool: one per device, each behind its own
- * lock. A hit is a cache operation under that lock. The vendor is called with no lock held: on a
- * miss the bytes are reserved against the limit, then allocated; on out-of-memory the cache is
- * taken out of the pool, the device synchronized and the blocks given back before the one retry. */
+ * lock. A hit is a cache operation under that lock (a block last used on another stream is ordered
+ * after it there too). The vendor allocates and synchronizes with no lock held: on a miss the bytes
+ * are reserved against the limit, then allocated; on out-of-memory the cache is taken out of the
+ * pool, the device synchronized and the blocks given back before the one retry. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -180,13 +181,11 @@ hk_status hk__pool_alloc(const char *fn, void **ptr, size_t bytes, void *stream)
         b = hk__block_list_remove_at(&pool->cached, index);
         pool->stats.bytes_cached -= b->size;
         if (!same_stream) {
-            /* Ordering after the block's last stream is vendor work: done with the lock released and
-             * the block out of the cache, still counted against the limit. */
-            pool->reserving += b->size;
-            pthread_mutex_unlock(&pool->lock);
+            /* Ordering after the block's last stream (an event recorded there, waited for here) stays
+             * under the lock: that stream may be being destroyed by another thread, and
+             * hk__pool_forget_stream, which its destroy calls before the vendor's, waits for this lock,
+             * so the stream outlives the ordering. It is no allocation and no synchronize. */
             hk_status s = kind->stream_order(fn, b->stream, stream);
-            pthread_mutex_lock(&pool->lock);
-            pool->reserving -= b->size;
             if (s != HK_SUCCESS) {
                 hk__block_list_insert(&pool->cached, b);
                 pool->stats.bytes_cached += b->size;
