@@ -254,6 +254,7 @@ typedef struct operand {
 typedef struct {
     PyObject_HEAD long dtype, device;
     int contiguous;
+    unsigned item; /* bytes per element; 0 for a dtype code the library does not know */
     unsigned long long address, nbytes;
     PyObject *shape; /* a tuple of ints (no reference cycle possible) */
 } Meta;
@@ -282,7 +283,9 @@ static PyObject *store_meta(PyObject *dict, long dtype, long device, int contigu
     Meta *m = PyObject_New(Meta, &meta_type);
     if (!m)
         return NULL;
+    size_t item = 0;
     m->dtype = dtype, m->device = device, m->contiguous = contiguous;
+    m->item = hk_dtype_size((hk_dtype)dtype, &item) == HK_SUCCESS ? (unsigned)item : 0;
     m->address = address, m->nbytes = nbytes;
     m->shape = Py_NewRef(shape);
     int stored = PyDict_SetItem(dict, n_meta, (PyObject *)m);
@@ -339,11 +342,10 @@ static int get_operand(PyObject *x, int device, operand *out)
     const Meta *meta = (const Meta *)m;
     if (!meta->contiguous || meta->device != device)
         return 0;
-    size_t item = 0;
-    if (hk_dtype_size((hk_dtype)meta->dtype, &item) != HK_SUCCESS || item == 0)
+    if (meta->item == 0)
         return 0;
     out->dtype = meta->dtype;
-    out->item = item;
+    out->item = meta->item;
     out->shape = meta->shape;
     out->address = meta->address;
     out->nbytes = meta->nbytes;
@@ -472,8 +474,7 @@ static PyObject *new_array(const operand *a, int device, void *ptr, int as_bool)
 /* A 1-d hk_array of n elements at address. */
 static hk_array flat_view(unsigned long long address, long dtype, unsigned long long n)
 {
-    hk_array v;
-    memset(&v, 0, sizeof v);
+    hk_array v; /* ndim 1: nothing past shape[0] and strides[0] is read */
     v.data = (void *)(uintptr_t)address;
     v.dtype = (hk_dtype)dtype;
     v.ndim = 1;

@@ -113,10 +113,9 @@ static hk_status check_dtypes(const char *fn, const hk_op_info *row, const hk_ar
 /* A host scalar's bytes into call->scalar[k] (bool: 0 or 1). */
 static void take_scalar(hkk_ew_call *call, int k, const hk_array *in)
 {
-    size_t item;
-    (void)hk_dtype_size(in->dtype, &item);
     call->scalar_mask |= 1u << k;
-    memcpy(&call->scalar[k], in->data, item);
+    call->scalar[k] = 0;
+    memcpy(&call->scalar[k], in->data, hk__dtype_bytes(in->dtype));
     if (in->dtype == HK_BOOL) /* any non-zero byte is true; true is stored as 1 */
         call->scalar[k] = call->scalar[k] != 0;
 }
@@ -135,8 +134,9 @@ static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *
 static bool contiguous_call(const hk_array *inputs, int arity, const hk_array *out, hkk_ew_call *call)
 {
     const int ndim = out->ndim;
-    size_t item, n = 1;
-    if (ndim < 0 || ndim > HK_MAX_DIMS || hk_dtype_size(out->dtype, &item) != HK_SUCCESS || !out->data)
+    const size_t item = hk__dtype_bytes(out->dtype);
+    size_t n = 1;
+    if (ndim < 0 || ndim > HK_MAX_DIMS || item == 0 || !out->data)
         return false;
     for (int k = ndim - 1; k >= 0; k--) {
         const int64_t e = out->shape[k];
@@ -147,11 +147,16 @@ static bool contiguous_call(const hk_array *inputs, int arity, const hk_array *o
     size_t bytes;
     if (n > ((size_t)1 << 62) || hk__mul_overflows(n, item, &bytes) || begin % item || begin > UINTPTR_MAX - bytes)
         return false;
-    memset(call, 0, sizeof *call);
+    /* Only what the contiguous kernel reads (the call is one flat dimension); the rest stays unset. */
+    call->scalar_mask = 0;
+    for (int k = 0; k < 3; k++) {
+        call->in[k] = NULL;
+        call->scalar[k] = 0;
+    }
     for (int k = 0; k < arity; k++) {
         const hk_array *in = &inputs[k];
-        size_t in_item;
-        if (hk_dtype_size(in->dtype, &in_item) != HK_SUCCESS || !in->data)
+        const size_t in_item = hk__dtype_bytes(in->dtype);
+        if (in_item == 0 || !in->data)
             return false;
         if (in->ndim == HK_HOST_SCALAR) {
             take_scalar(call, k, in);
@@ -172,6 +177,8 @@ static bool contiguous_call(const hk_array *inputs, int arity, const hk_array *o
         call->in[k] = in->data;
         call->strides[1 + k][0] = 1;
     }
+    for (int k = arity; k < 3; k++)
+        call->strides[1 + k][0] = 0;
     call->n = n;
     call->out = out->data;
     call->ndim = 1;

@@ -6,6 +6,7 @@
 #include "core/handles.h"
 #include "kinds/kind.h"
 #include "ops/elementwise.h"
+#include "ops/op_table.h"
 #include "ops/view_check.h"
 
 static const size_t dtype_sizes[] = {1, 1, 1, 4, 4, 8, 8, 2, 4, 8};
@@ -16,6 +17,11 @@ static const char *const dtype_names[] = {"bool",  "int8",   "uint8",   "int32",
 const char *hk_dtype_name(hk_dtype dtype)
 {
     return (unsigned)dtype < DTYPE_COUNT ? dtype_names[dtype] : "invalid";
+}
+
+size_t hk__dtype_bytes(hk_dtype dtype)
+{
+    return (unsigned)dtype < DTYPE_COUNT ? dtype_sizes[dtype] : 0;
 }
 
 hk_status hk_dtype_size(hk_dtype dtype, size_t *bytes)
