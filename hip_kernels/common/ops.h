@@ -354,6 +354,19 @@ struct op_right_shift {
     }
 };
 
+// C's fmod: the dividend's sign; integers: fmod(x, 0) == 0, and MIN % -1 == 0 without overflowing.
+struct op_fmod {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const
+    {
+        if constexpr (is_float<C>)
+            return m_fmod(a, b);
+        else if constexpr (is_signed_int<C>)
+            return b == 0 || b == C(-1) ? C(0) : (C)(a % b);
+        else
+            return b == 0 ? C(0) : (C)(a % b);
+    }
+};
+
 // ---- unary
 struct op_negative {
     template <typename C> HK_DEVICE C operator()(C a) const

@@ -423,7 +423,9 @@ typedef enum hk_op_identity {
     X(LEFT_SHIFT, left_shift, "bitwise_left_shift", 2, HK_DTYPES_INT, HK_RULE_INT_BOOL_AS_INT8, HK_IDENTITY_NONE,      \
       "x1 << x2")                                                                                                      \
     X(RIGHT_SHIFT, right_shift, "bitwise_right_shift", 2, HK_DTYPES_INT, HK_RULE_INT_BOOL_AS_INT8, HK_IDENTITY_NONE,   \
-      "x1 >> x2 (arithmetic for signed integers)")
+      "x1 >> x2 (arithmetic for signed integers)")                                                                     \
+    X(FMOD, fmod, "", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                                    \
+      "the remainder of x1 / x2 with the sign of x1 (C's fmod; integer fmod(x, 0) gives 0)")
 
 /* NumPy's elementwise functions (ufuncs) over N-d strided views, one per row of HK_OP_TABLE. */
 typedef enum hk_op {

@@ -347,6 +347,7 @@ template <typename T> T ref_value(hk_op op, T a, T b, T c)
         case HK_OP_ARCTAN2: return static_cast<T>(std::atan2(lx, ly));
         case HK_OP_HYPOT: return static_cast<T>(std::hypot(lx, ly));
         case HK_OP_COPYSIGN: return static_cast<T>(std::copysign(x, y));
+        case HK_OP_FMOD: return static_cast<T>(std::fmod(x, y));
         case HK_OP_LOGADDEXP: { // log(e^x + e^y) without overflow; equal infinities stay
             if (std::isnan(lx) || std::isnan(ly))
                 return static_cast<T>(NAN);
@@ -405,6 +406,7 @@ template <typename T> T ref_value(hk_op op, T a, T b, T c)
         case HK_OP_SIGN: return static_cast<T>(sx > 0 ? 1 : sx < 0 ? -1 : 0);
         case HK_OP_RECIPROCAL: return sx == 0 ? T(0) : static_cast<T>(1 / sx); // truncated; 1 / 0 gives 0
         case HK_OP_SQUARE: return wrap<T>(x * x);
+        case HK_OP_FMOD: return sy == 0 ? T(0) : static_cast<T>(sx % sy); // the dividend's sign
         case HK_OP_LEFT_SHIFT:
         case HK_OP_RIGHT_SHIFT: {
             constexpr __int128 bits = 8 * sizeof(T);
@@ -1350,9 +1352,9 @@ TEST_F(ElementwiseArgs, UnsupportedCombinationsNameTheOpAndTheDtype)
             refused++;
         }
     }
-    // subtract, negative, floor_divide, remainder, power, sign, reciprocal, square on bool; divide and 25
-    // functions on 7 non-floats; 4 bitwise ops on 3 floats; the 2 shifts on bool and 3 floats
-    EXPECT_EQ(refused, 8 + 26 * 7 + 4 * 3 + 2 * 4);
+    // subtract, negative, floor_divide, remainder, power, sign, reciprocal, square, fmod on bool; divide and
+    // 25 functions on 7 non-floats; 4 bitwise ops on 3 floats; the 2 shifts on bool and 3 floats
+    EXPECT_EQ(refused, 9 + 26 * 7 + 4 * 3 + 2 * 4);
 }
 
 TEST_F(ElementwiseArgs, RefusesShapesThatDoNotBroadcast)
