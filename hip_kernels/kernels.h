@@ -1,22 +1,16 @@
-/* kernels.h: C entry points of the built-in kernels (the .hip files here),
- * called by the GPU backend. Each launches on `launch->stream` and returns the
- * vendor error code (0 = success) after checking the launch error. */
+/* kernels.h: C entry points of the legacy kernels elementwise.hip (fill,
+ * iota, axpy, binary) and reduce.hip (hk_sum), which go with those files;
+ * every other family's entry points are in its folder's header. */
 #ifndef HIPKIT_KERNELS_H
 #define HIPKIT_KERNELS_H
 
 #include <stddef.h>
 
-#include "hipkit/hipkit.h"
+#include "common/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct hkk_launch {
-    void *stream;             /* vendor stream, NULL = default */
-    int multiprocessor_count; /* of the current device, sizes the grid */
-    int device;               /* the current device (hk_device_get) */
-} hkk_launch;
 
 int hkk_fill(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *value);
 int hkk_iota(const hkk_launch *launch, hk_dtype dtype, void *dst, size_t n, const void *start, const void *step);
@@ -26,22 +20,6 @@ int hkk_binary(const hkk_launch *launch, hk_binary_op op, hk_dtype dtype, size_t
 /* Bytes of scratch device memory hkk_sum needs for n elements. */
 size_t hkk_sum_scratch_bytes(const hkk_launch *launch, hk_dtype dtype, size_t n);
 int hkk_sum(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result);
-/* Philox random numbers as hk_random_uniform (normal == 0: a = low, b = high)
- * or hk_random_normal (normal == 1: a = mean, b = stddev) define them. */
-int hkk_random(const hkk_launch *launch, hk_dtype dtype, int normal, void *dst, size_t n, uint64_t seed,
-               uint64_t offset, double a, double b);
-
-/* A coalesced N-d layout: dims of size 1 dropped, mergeable neighbours
- * merged; strides in elements, src's already broadcast (0) to dst's shape. */
-typedef struct hkk_layout {
-    int ndim;
-    int64_t shape[HK_MAX_DIMS];
-    int64_t src_strides[HK_MAX_DIMS];
-    int64_t dst_strides[HK_MAX_DIMS];
-} hkk_layout;
-
-int hkk_copy_array(const hkk_launch *launch, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src, void *dst,
-                   size_t n, const hkk_layout *layout);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
  * of dimensions that lets kernels index with as few divisions as possible. */
 #include <string.h>
 
-#include "../hip_kernels/kernels.h"
+#include "../hip_kernels/common/kernels.h"
 #include "backend.h"
 #include "internal.h"
 #include "view_check.h"

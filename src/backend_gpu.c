@@ -1,8 +1,10 @@
 /* backend_gpu.c: the GPU device kind: vendor memory, copies, stream ordering
  * and the built-in kernels of hip_kernels/, each call's status checked. */
-#include "../hip_kernels/kernels.h"
+#include "../hip_kernels/copy/copy.h"
 #include "../hip_kernels/elementwise/elementwise.h"
-#include "../hip_kernels/kernels_reduce.h"
+#include "../hip_kernels/kernels.h"
+#include "../hip_kernels/random/random.h"
+#include "../hip_kernels/reduce/reduce.h"
 #include "backend.h"
 #include "gpu/gpu.h"
 #include "scan_sort_internal.h"

@@ -4,6 +4,7 @@
  * its RAISE check. Arguments arrive validated and laid out by src/matmul.c. */
 #include <limits.h>
 
+#include "../hip_kernels/copy/copy.h"
 #include "gpu/gpu.h"
 #include "gpu/vendor_blas.h"
 #include "matmul_internal.h"

@@ -3,7 +3,8 @@
 #ifndef HIPKIT_MATMUL_INTERNAL_H
 #define HIPKIT_MATMUL_INTERNAL_H
 
-#include "../hip_kernels/kernels_matmul.h"
+#include "../hip_kernels/index/index.h"
+#include "../hip_kernels/matmul/matmul.h"
 #include "internal.h"
 
 /* out = a @ b as `args` describes it; use_vendor: cuBLAS / rocBLAS (k == 0 always runs the own kernel,

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../hip_kernels/kernels_reduce.h"
+#include "../hip_kernels/reduce/reduce.h"
 #include "backend.h"
 #include "internal.h"
 #include "reduce_internal.h"

@@ -5,7 +5,8 @@
  * then the backend. */
 #include <string.h>
 
-#include "../hip_kernels/kernels_scan_sort.h"
+#include "../hip_kernels/scan/scan.h"
+#include "../hip_kernels/sort/sort.h"
 #include "backend.h"
 #include "internal.h"
 #include "view_check.h"

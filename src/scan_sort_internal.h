@@ -4,7 +4,8 @@
 #ifndef HIPKIT_SCAN_SORT_INTERNAL_H
 #define HIPKIT_SCAN_SORT_INTERNAL_H
 
-#include "../hip_kernels/kernels_scan_sort.h"
+#include "../hip_kernels/scan/scan.h"
+#include "../hip_kernels/sort/sort.h"
 #include "internal.h"
 
 hk_status hk__gpu_scan(const char *fn, void *stream, const hkk_scan_args *args);
