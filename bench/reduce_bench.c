@@ -9,7 +9,7 @@
  * Median of 9 timed runs (events on one stream) after a warm-up, each run
  * INNER back-to-back calls (time divided by INNER), as library_bench.py.
  * The column kernel's shape can be swept with HIPKIT_REDUCE_COLUMN_BX and
- * HIPKIT_REDUCE_COLUMN_WAVES (hip_kernels/reduce_skeleton.h). */
+ * HIPKIT_REDUCE_COLUMN_WAVES (hip_kernels/reduce/skeleton.h). */
 #include <hipkit/hipkit.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -86,14 +86,24 @@ template <> struct traits<HK_FLOAT16> {
     static HK_DEVICE float highest() { return __int_as_float(0x7f800000); }
 };
 
-// The unsigned integer of a dtype's width: ops that only move values (where,
-// copies) move these bits, so NaN payloads and bool bytes pass unchanged.
+// The unsigned integer of `Bytes` bytes (1, 2, 4 or 8), and of a dtype's
+// width: ops that only move values (where, copies, sorting's keys, take and
+// put) move these bits, so NaN payloads and bool bytes pass unchanged.
+template <int Bytes> struct uint_of_size;
+template <> struct uint_of_size<1> {
+    typedef uint8_t type;
+};
+template <> struct uint_of_size<2> {
+    typedef uint16_t type;
+};
+template <> struct uint_of_size<4> {
+    typedef uint32_t type;
+};
+template <> struct uint_of_size<8> {
+    typedef uint64_t type;
+};
 template <hk_dtype D> struct bits_of {
-    typedef typename std::conditional<
-        sizeof(typename traits<D>::stored) == 1, uint8_t,
-        typename std::conditional<sizeof(typename traits<D>::stored) == 2, uint16_t,
-                                  typename std::conditional<sizeof(typename traits<D>::stored) == 4, uint32_t,
-                                                            uint64_t>::type>::type>::type type;
+    typedef typename uint_of_size<(int)sizeof(typename traits<D>::stored)>::type type;
 };
 
 // Raw bits of a dtype as a traits type (bool bytes are normalised to 0 or 1).

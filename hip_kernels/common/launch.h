@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #include "common/hipkit_device.h"
+#include "common/kernels.h"
 #include "gpu/fast_launch.h"
 #include "gpu/gpu.h"
-#include "kernels.h"
 
 #define HK_BLOCK 256
 
@@ -47,22 +47,22 @@ static inline int hk_launch_error()
 // (src/gpu/fast_launch.h; pool_bench: hk_elementwise vs the same kernel through
 // <<<>>>). HIPKIT_LAUNCH_API=runtime, a device past the table, or a driver
 // launch that fails: <<<>>>, which reports errors in the runtime's words. On
-// AMD, <<<>>> (hipLaunchKernel) is the path.
+// AMD (HK_GPU_FAST_LAUNCH 0), <<<>>> (hipLaunchKernel) is the path.
 #define HK_LAUNCH_DEVICES 64
 
 template <auto Kernel> struct hk_launcher;
 template <typename... P, void (*Kernel)(P...)> struct hk_launcher<Kernel> {
     static int launch(const hkk_launch *l, dim3 grid, dim3 block, unsigned shared, P... args)
     {
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-        void *function = driver_function(l->device);
-        if (function) {
-            void *params[sizeof...(P) + 1] = {static_cast<void *>(&args)...};
-            if (hk_gpu_fast_launch(function, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared,
-                                   hk_vendor_stream(l), params) == 0)
-                return (int)hipSuccess;
+        if constexpr (HK_GPU_FAST_LAUNCH) {
+            void *function = driver_function(l->device);
+            if (function) {
+                void *params[sizeof...(P) + 1] = {static_cast<void *>(&args)...};
+                if (hk_gpu_fast_launch(function, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared,
+                                       hk_vendor_stream(l), params) == 0)
+                    return (int)hipSuccess;
+            }
         }
-#endif
         Kernel<<<grid, block, shared, hk_vendor_stream(l)>>>(args...);
         return hk_launch_error();
     }
@@ -70,10 +70,7 @@ template <typename... P, void (*Kernel)(P...)> struct hk_launcher<Kernel> {
   private:
     // The kernel's driver function on `device`, or NULL (none: use <<<>>>).
     // Entries: NULL not looked up yet, `none()` looked up and unavailable.
-    static void *none()
-    {
-        return reinterpret_cast<void *>(&cache);
-    }
+    static void *none() { return reinterpret_cast<void *>(&cache); }
     static void *cache[HK_LAUNCH_DEVICES];
     static void *driver_function(int device)
     {
@@ -91,16 +88,10 @@ template <typename... P, void (*Kernel)(P...)> struct hk_launcher<Kernel> {
 };
 template <typename... P, void (*Kernel)(P...)> void *hk_launcher<Kernel>::cache[HK_LAUNCH_DEVICES];
 
-static inline bool hk_aligned16(const void *p)
+// On the host (launch choices) and in kernels alike.
+static __host__ __device__ __forceinline__ bool hk_aligned16(const void *p)
 {
     return ((uintptr_t)p & 15u) == 0;
 }
-
-#define HK_DISPATCH_FLOAT(dtype, fn, ...)                                                                              \
-    switch (dtype) {                                                                                                   \
-    case HK_FLOAT32: return fn<float>(__VA_ARGS__);                                                                    \
-    case HK_FLOAT64: return fn<double>(__VA_ARGS__);                                                                   \
-    default: return (int)hipErrorInvalidValue;                                                                         \
-    }
 
 #endif

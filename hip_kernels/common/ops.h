@@ -1,7 +1,8 @@
 // ops.h: what each elementwise op means (NumPy's semantics, HK_OP_TABLE in
 // hipkit.h), written once as device functors named op_<numpy name>. The map
 // skeleton (hip_kernels/elementwise) runs every one of them; the reduce and
-// scan skeletons combine with op_add, op_multiply, op_minimum and op_maximum.
+// scan skeletons combine with op_add and op_multiply (reduce's MIN and MAX
+// keep another NaN rule: see ExtremeOp in reduce/skeleton.h).
 // Each operator() takes values of the compute type C (hk_dt::traits<D>::compute):
 // bool, the integer types, float (also for float16) or double, and is
 // instantiated only for the dtypes the op's table row lists.

@@ -4,7 +4,7 @@
 #ifndef HIPKIT_KERNELS_ELEMENTWISE_H
 #define HIPKIT_KERNELS_ELEMENTWISE_H
 
-#include "../kernels.h"
+#include "../common/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../hip_kernels/kernels.h"
+#include "../../hip_kernels/common/kernels.h"
 #include "core/settings.h"
 
 typedef enum setting {

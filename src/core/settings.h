@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct hkk_tuning; /* hip_kernels/kernels.h */
+struct hkk_tuning; /* hip_kernels/common/kernels.h */
 
 /* The run-time compilation cache's folder: HIPKIT_CACHE_DIR, else $XDG_CACHE_HOME/hipkit, else
  * $HOME/.cache/hipkit; NULL when HIPKIT_CACHE_DISABLE turns the cache off or no folder is known. */

@@ -2,9 +2,10 @@
 // (hip_kernels/). What differs between the vendors' device compilers is here
 // and nowhere else in hip_kernels/: the half-precision header, warp shuffles
 // and ballots with their lane masks, warp barriers, memory-ordered loads and
-// stores for look-backs, sleep, and 64-bit multiply-high. The user-kernel
-// prelude (hip_kernels/common/hipkit_device.h) stays self-contained because it
-// is compiled at run time on its own; its shuffle is the same as hk_shfl_down.
+// stores for look-backs, sleep, 64-bit multiply-high, and launch bounds. The
+// user-kernel prelude (hip_kernels/common/hipkit_device.h) stays
+// self-contained because it is compiled at run time on its own; its shuffle is
+// the same as hk_shfl_down.
 #ifndef HIPKIT_GPU_DEVICE_H
 #define HIPKIT_GPU_DEVICE_H
 
@@ -23,6 +24,25 @@ namespace hk_dev
 {
 
 typedef unsigned long long lanemask; // 64 bits on both vendors (AMD wavefronts have 64 lanes)
+
+// One bit per lane of a warp at the warp's own width, for lane sets built
+// with shared-memory atomics (atomicOr): 32 bits where warps have 32 lanes
+// (NVIDIA), 64 on AMD (wave32 targets use the low half).
+#if defined(__CUDACC__)
+typedef unsigned int lane_word;
+#else
+typedef unsigned long long lane_word;
+#endif
+
+// The number of lanes set in m.
+HK_DEVICE uint32_t popc_lanes(lane_word m)
+{
+#if defined(__CUDACC__)
+    return (uint32_t)__popc(m);
+#else
+    return (uint32_t)__popcll(m);
+#endif
+}
 
 // Bit i set for every lane i whose `predicate` holds; all lanes must call it.
 HK_DEVICE lanemask warp_ballot(bool predicate)
@@ -128,5 +148,14 @@ HK_DEVICE uint16_t float_to_half_bits(float v) // round to nearest even
 }
 
 } // namespace hk_dev
+
+// __launch_bounds__ with a minimum of resident blocks per multiprocessor.
+// CUDA's second argument is that; HIP's means waves per execution unit, a
+// different quantity, so on AMD only the thread count is given.
+#if defined(HIPKIT_PLATFORM_NVIDIA)
+#define HK_LAUNCH_BOUNDS_MIN_BLOCKS(threads, blocks) __launch_bounds__(threads, blocks)
+#else
+#define HK_LAUNCH_BOUNDS_MIN_BLOCKS(threads, blocks) __launch_bounds__(threads)
+#endif
 
 #endif

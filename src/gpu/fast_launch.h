@@ -16,6 +16,7 @@ extern "C" {
 #endif
 
 #if defined(HIPKIT_PLATFORM_NVIDIA)
+#define HK_GPU_FAST_LAUNCH 1 /* the functions below can launch; else they are stubs that decline */
 /* The driver's function for kernel f in the current context, or NULL. */
 void *hk_gpu_fast_function(hipFunction_t f);
 /* The driver's function for a kernel compiled into this library (its host
@@ -27,6 +28,7 @@ int hk_gpu_fast_launch(void *function, unsigned int grid_x, unsigned int grid_y,
                        unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes,
                        hipStream_t stream, void **params);
 #else
+#define HK_GPU_FAST_LAUNCH 0
 static inline void *hk_gpu_fast_function(hipFunction_t f)
 {
     (void)f;

@@ -3,7 +3,7 @@
 #ifndef HIPKIT_KINDS_GPU_INTERNAL_H
 #define HIPKIT_KINDS_GPU_INTERNAL_H
 
-#include "../../hip_kernels/kernels.h"
+#include "../../hip_kernels/common/kernels.h"
 #include "core/device_state.h"
 #include "core/settings.h"
 #include "core/status.h"

@@ -1,11 +1,13 @@
-/* gpu_matmul.c: the GPU kind's matmul family (hip_kernels/kernels_matmul.h): hk_matmul by the own
+/* gpu_matmul.c: the GPU kind's matmul family (hip_kernels/matmul/, hip_kernels/index/): hk_matmul by the own
  * GEMM kernel or the vendor BLAS (operands passed as transposes where a column-major BLAS can read
  * them, copied through contiguous scratch where it cannot, batches as strided-batched calls), and
  * hk_take and hk_put with their RAISE check of the indices. */
 #include <limits.h>
 #include <string.h>
 
-#include "../../hip_kernels/kernels_matmul.h"
+#include "../../hip_kernels/copy/copy.h"
+#include "../../hip_kernels/index/index.h"
+#include "../../hip_kernels/matmul/matmul.h"
 #include "core/layout.h"
 #include "gpu/vendor_blas.h"
 #include "kinds/gpu_internal.h"

@@ -1,8 +1,9 @@
 /* gpu_ops.c: the GPU kind's op families that are one launch of the built-in kernels (hip_kernels/),
  * with the scratch the caller took for them. */
+#include "../../hip_kernels/copy/copy.h"
 #include "../../hip_kernels/elementwise/elementwise.h"
-#include "../../hip_kernels/kernels.h"
-#include "../../hip_kernels/kernels_reduce.h"
+#include "../../hip_kernels/random/random.h"
+#include "../../hip_kernels/reduce/reduce.h"
 #include "kinds/gpu_internal.h"
 
 hk_status hk__gpu_iota(const char *fn, void *stream, hk_dtype dtype, void *out, int64_t stride, size_t n,
@@ -34,7 +35,7 @@ hk_status hk__gpu_elementwise(const char *fn, void *stream, const hkk_ew_call *c
 }
 
 /* The sum of a whole contiguous float32/float64 array of more than 2^16 elements runs the single-pass kernel
- * of hip_kernels/reduce.hip (16-byte loads, one partial per block, one block over the partials): on the
+ * of hip_kernels/reduce/whole_sum.hip (16-byte loads, one partial per block, one block over the partials): on the
  * H200 it is 3-5 % quicker at 2^27-2^28 elements and 22 % at 2^20 than the general two-pass reduction,
  * which is quicker at 1000 elements (reduce/sum time 1.03, 1.05, 1.29 and 0.77 measured side by side). */
 static bool whole_float_sum(hk_reduce_op op, hk_dtype dtype, const hkk_reduce_layout *layout)
@@ -47,7 +48,7 @@ size_t hk__gpu_reduce_scratch_bytes(hk_reduce_op op, hk_dtype in_dtype, const vo
 {
     hkk_launch l = hk__gpu_launch(NULL);
     if (whole_float_sum(op, in_dtype, layout))
-        return hkk_sum_scratch_bytes(&l, in_dtype, (size_t)layout->count);
+        return hkk_whole_sum_scratch_bytes(&l, in_dtype, (size_t)layout->count);
     return hkk_reduce_scratch_bytes(&l, op, in_dtype, in, layout);
 }
 
@@ -56,7 +57,7 @@ hk_status hk__gpu_reduce(const char *fn, void *stream, hk_reduce_op op, hk_dtype
 {
     hkk_launch l = hk__gpu_launch(stream);
     if (whole_float_sum(op, in_dtype, layout))
-        return hk__gpu_check(fn, hkk_sum(&l, in_dtype, (size_t)layout->count, in, scratch, out),
+        return hk__gpu_check(fn, hkk_whole_sum(&l, in_dtype, (size_t)layout->count, in, scratch, out),
                              "launching the sum kernels");
     return hk__gpu_check(fn, hkk_reduce(&l, op, in_dtype, in, out, scratch, layout, ddof),
                          "launching the reduction kernels");

@@ -1,6 +1,7 @@
 /* gpu_scan_sort.c: the GPU kind's hk_scan and hk_sort: the kernels of hip_kernels/scan.hip and
  * hip_kernels/sort.hip, with the scratch their look-backs and radix passes need. */
-#include "../../hip_kernels/kernels_scan_sort.h"
+#include "../../hip_kernels/scan/scan.h"
+#include "../../hip_kernels/sort/sort.h"
 #include "kinds/gpu_internal.h"
 
 size_t hk__gpu_scan_scratch_bytes(const hkk_scan_args *args)

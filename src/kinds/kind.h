@@ -29,14 +29,14 @@
 #include "core/device_state.h"
 #include "core/status.h"
 
-struct hkk_layout;        /* hip_kernels/kernels.h */
+struct hkk_layout;        /* hip_kernels/common/kernels.h */
 struct hkk_ew_call;       /* hip_kernels/elementwise/elementwise.h */
-struct hkk_scan_args;     /* hip_kernels/kernels_scan_sort.h */
-struct hkk_sort_args;     /* hip_kernels/kernels_scan_sort.h */
-struct hkk_matmul_args;   /* hip_kernels/kernels_matmul.h */
-struct hkk_take_args;     /* hip_kernels/kernels_matmul.h */
-struct hkk_put_args;      /* hip_kernels/kernels_matmul.h */
-struct hkk_reduce_layout; /* hip_kernels/kernels_reduce.h */
+struct hkk_scan_args;     /* hip_kernels/scan/scan.h */
+struct hkk_sort_args;     /* hip_kernels/sort/sort.h */
+struct hkk_matmul_args;   /* hip_kernels/matmul/matmul.h */
+struct hkk_take_args;     /* hip_kernels/index/index.h */
+struct hkk_put_args;      /* hip_kernels/index/index.h */
+struct hkk_reduce_layout; /* hip_kernels/reduce/reduce.h */
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
 

@@ -3,7 +3,7 @@
  * of dimensions that lets kernels index with as few divisions as possible. */
 #include <string.h>
 
-#include "../../hip_kernels/kernels.h"
+#include "../../hip_kernels/common/kernels.h"
 #include "core/device.h"
 #include "core/handles.h"
 #include "kinds/kind.h"

@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../hip_kernels/kernels_matmul.h"
+#include "../../hip_kernels/index/index.h"
+#include "../../hip_kernels/matmul/matmul.h"
 #include "core/layout.h"
 #include "core/status.h"
 

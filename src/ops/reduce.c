@@ -1,11 +1,11 @@
 /* reduce.c: hk_reduce: validation of the views, axes, dtypes and overlap,
  * then the layout the kernels want: (kept dims) x (reduced dims), size-1 dims
  * dropped, reversed dims flipped, dims sorted by input stride and mergeable
- * neighbours merged (see hip_kernels/kernels_reduce.h for the rules). */
+ * neighbours merged (see hip_kernels/reduce/reduce.h for the rules). */
 #include <stdio.h>
 #include <string.h>
 
-#include "../../hip_kernels/kernels_reduce.h"
+#include "../../hip_kernels/reduce/reduce.h"
 #include "core/device.h"
 #include "core/handles.h"
 #include "kinds/kind.h"

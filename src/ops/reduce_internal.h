@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../hip_kernels/kernels_reduce.h"
+#include "../../hip_kernels/reduce/reduce.h"
 #include "hipkit/hipkit.h"
 
 /* The dtype hk_reduce writes for op over `in` (see hipkit.h). */

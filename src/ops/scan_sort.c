@@ -5,7 +5,8 @@
  * then the kind, with the scratch it asks for. */
 #include <string.h>
 
-#include "../../hip_kernels/kernels_scan_sort.h"
+#include "../../hip_kernels/scan/scan.h"
+#include "../../hip_kernels/sort/sort.h"
 #include "core/device.h"
 #include "core/handles.h"
 #include "kinds/kind.h"

@@ -1,25 +1,26 @@
 // test_reduce_emulated.cpp: the hk_reduce kernels themselves (the same
-// hip_kernels/reduce_skeleton.h the library builds for the GPU), run on the
+// hip_kernels/reduce/skeleton.h the library builds for the GPU), run on the
 // host by a small emulator, so their index arithmetic, splits, barriers and
 // shuffles are checked on any machine: every GPU thread of a block is a
 // cooperative fiber; __syncthreads and warp shuffles are real barriers (a
 // thread that skips one, or a barrier reached by part of a block, is reported
 // as a deadlock); warpSize is 32 or 64 per test; grids follow the planner with
 // a small multiprocessor count, so grid-stride loops go round several times.
-// Layouts come from src/ops/reduce_internal.h, as in the library.
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
+// Layouts come from src/ops/reduce_internal.h and plans from
+// hip_kernels/reduce/plan.c, as in the library.
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <math.h>
 #include <memory>
+#include <stdint.h>
+#include <string.h>
 #include <string>
 #include <vector>
 
 #include <hipkit/hipkit.h>
 
-#include "../../hip_kernels/kernels_reduce.h"
+#include "../../hip_kernels/reduce/reduce.h"
 
 // ---------------------------------------------------------------- the emulator
 
@@ -196,9 +197,9 @@ static void run_block()
         }
         if (!released) {
             if (failure.empty()) {
-                failure = "deadlock in block (" + std::to_string(block_index.x) + ", " +
-                          std::to_string(block_index.y) + "): " + std::to_string(done) + " threads finished, " +
-                          std::to_string(at_block) + " at __syncthreads, the rest at a warp shuffle";
+                failure = "deadlock in block (" + std::to_string(block_index.x) + ", " + std::to_string(block_index.y) +
+                          "): " + std::to_string(done) + " threads finished, " + std::to_string(at_block) +
+                          " at __syncthreads, the rest at a warp shuffle";
             }
             return; // the stuck fibers are abandoned (restarted for the next block)
         }
@@ -249,8 +250,11 @@ static int shuffle_down(int value, int delta)
 } // namespace emu
 
 // ----------------------------------------- the device names the skeleton uses
+// The emulator stands in for the device prelude (common/hipkit_device.h, whose
+// guard it defines) and for src/gpu/device.h (hk_dev, below).
 
 #define HKR_EMULATION 1
+#define HIPKIT_DEVICE_H 1
 #define HK_DEVICE inline
 #define __global__
 #define __launch_bounds__(n)
@@ -292,10 +296,6 @@ static inline void __syncthreads()
 {
     emu::sync_block();
 }
-static inline int hk_shfl_down(int value, int delta)
-{
-    return emu::shuffle_down(value, delta);
-}
 static inline float __int_as_float(int v)
 {
     float f;
@@ -308,30 +308,42 @@ static inline double __longlong_as_double(long long v)
     memcpy(&f, &v, 8);
     return f;
 }
-static inline _Float16 __ushort_as_half(unsigned short v)
+static inline unsigned int __float_as_uint(float f)
 {
-    _Float16 h;
-    memcpy(&h, &v, 2);
-    return h;
-}
-static inline unsigned short __half_as_ushort(_Float16 h)
-{
-    unsigned short v;
-    memcpy(&v, &h, 2);
+    unsigned int v;
+    memcpy(&v, &f, 4);
     return v;
 }
-static inline float __half2float(_Float16 h)
+static inline long long __double_as_longlong(double f)
 {
+    long long v;
+    memcpy(&v, &f, 8);
+    return v;
+}
+namespace hk_dev
+{
+static inline int shfl_down(int value, int delta)
+{
+    return emu::shuffle_down(value, delta);
+}
+static inline float half_bits_to_float(uint16_t bits)
+{
+    _Float16 h;
+    memcpy(&h, &bits, 2);
     return (float)h;
 }
-static inline _Float16 __float2half(float f)
+static inline uint16_t float_to_half_bits(float v)
 {
-    return (_Float16)f; // round to nearest even, as the device's
+    const _Float16 h = (_Float16)v; // round to nearest even, as the device's
+    uint16_t bits;
+    memcpy(&bits, &h, 2);
+    return bits;
 }
+} // namespace hk_dev
 
 #define HKR_UNROLL
 #define HKR_CHECK_ALIGNED(p) emu::check_aligned(p)
-#include "../../hip_kernels/reduce_skeleton.h"
+#include "../../hip_kernels/reduce/skeleton.h"
 #include "../../src/ops/reduce_internal.h"
 
 #undef threadIdx
@@ -382,7 +394,8 @@ template <hk_dtype D> int emulated_op(hk_reduce_op op, const hkr::Call &call)
 
 int emulated_dispatch(hk_dtype dtype, hk_reduce_op op, const hkr::Call &call)
 {
-    HKR_DISPATCH_DTYPE(dtype, emulated_op, op, call)
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(dtype,
+                                                [&](auto tag) { return emulated_op<decltype(tag)::value>(op, call); });
 }
 
 // The library's path after validation, on host memory: the same layout, the
@@ -431,7 +444,7 @@ struct Emulated {
         const void *in_origin = count > 0 ? (const char *)in.data + in_off * (int64_t)in_size : in.data;
         void *out_origin = (char *)out.data + out_off * (int64_t)out_size;
         hkk_launch launch = {nullptr, multiprocessors, 0, nullptr};
-        hkr::Plan p;
+        hkk_reduce_plan p;
         size_t bytes = 0;
         hkr::Call query = {&launch, in_origin, out_origin, nullptr, &layout, ddof, &bytes, &p};
         if (emulated_dispatch(in.dtype, op, query) != 0) {
@@ -441,8 +454,8 @@ struct Emulated {
         last_plan = describe(p);
         std::vector<unsigned char> scratch(bytes + 16);
         emu::failure.clear();
-        hkr::Call call = {&launch, in_origin, out_origin, bytes ? scratch.data() : nullptr, &layout, ddof, nullptr,
-                          nullptr};
+        hkr::Call call = {&launch, in_origin, out_origin, bytes ? scratch.data() : nullptr,
+                          &layout, ddof,      nullptr,    nullptr};
         if (emulated_dispatch(in.dtype, op, call) != 0) {
             error = "emulated kernels failed: " + emu::failure + " (" + last_plan + ")";
             return HK_ERROR_LAUNCH_FAILED;
@@ -451,13 +464,13 @@ struct Emulated {
         return HK_SUCCESS;
     }
 
-    static std::string describe(const hkr::Plan &p)
+    static std::string describe(const hkk_reduce_plan &p)
     {
         std::ostringstream s;
-        if (p.kind == hkr::COLUMNS)
+        if (p.kind == HKK_REDUCE_COLUMNS)
             s << "columns W=" << p.W << " block " << p.bx << "x" << p.by << " grid " << p.gx << "x" << p.S;
         else
-            s << (p.kind == hkr::ROW_CONTIG ? "rows" : "strided rows") << " G=" << p.G << " grid " << p.grid
+            s << (p.kind == HKK_REDUCE_ROW_CONTIG ? "rows" : "strided rows") << " G=" << p.G << " grid " << p.grid
               << " S=" << p.S;
         if (p.S > 1)
             s << " chunk " << p.chunk << ", finalize G=" << p.fG << " grid " << p.fgrid;
@@ -555,7 +568,7 @@ TEST(ReduceEmulator, ReportsABarrierNotEveryThreadReaches)
     emu::failure.clear();
     emu::launch(dim3(1), dim3(64), [] {
         if (emu::thread_index.x < 40) // part of the second warp skips the shuffle
-            (void)hk_shfl_down(1, 1);
+            (void)hk_dev::shfl_down(1, 1);
     });
     EXPECT_NE(emu::failure.find("deadlock"), std::string::npos) << emu::failure;
     emu::failure.clear();
@@ -581,7 +594,7 @@ TEST(ReduceEmulator, ShufflesAndBlockCombineFollowTheWarpSize)
         int64_t total = -1;
         emu::launch(dim3(1), dim3(256), [&] {
             const int t = (int)emu::thread_index.x;
-            got[(size_t)t] = hk_shfl_down(t, 1); // lane ws-1 keeps its own value
+            got[(size_t)t] = hk_dev::shfl_down(t, 1); // lane ws-1 keeps its own value
             hkr::SumOp<HK_INT64> op;
             static uint64_t smem[32];
             const uint64_t sum = hkr::block_combine(op, (uint64_t)t, smem);

@@ -17,84 +17,50 @@
 //  - scan_warp_rows_kernel: many medium rows; one warp per row, warp-wide
 //    scans of warpSize elements carried along the row.
 //  - scan_thread_rows_kernel: very short rows: one thread per row.
-// Integers accumulate as uint64 (two's complement wrap-around gives the same
-// bits for int64 and uint64 results); float16 accumulates in float32 and rounds
-// each output once; float32/float64 in their own type.
+// Elements accumulate in NumPy's cumsum/cumprod dtype (hk_dt::accumulate):
+// integers as uint64 (two's complement wrap-around gives the same bits for
+// int64 and uint64 results); float16 in float32, each output rounded once;
+// float32/float64 in their own type.
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
+#include "common/dispatch.h"
+#include "common/dtype_traits.h"
 #include "common/hipkit_device.h"
-#include "kernels_scan_sort.h"
 #include "common/launch.h"
-#include "scan_sort_device.h"
-
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-#include <cuda_fp16.h>
-#else
-#include <hip/hip_fp16.h>
-#endif
+#include "common/lookback.h"
+#include "common/ops.h"
+#include "gpu/device.h"
+#include "gpu/gpu.h"
+#include "scan/scan.h"
 
 namespace
 {
 
-using namespace hk_ss;
+using namespace hk_dev;
+using namespace hk_lookback;
 
 constexpr int SCAN_BLOCK = 256;
 constexpr int MAX_WARPS = SCAN_BLOCK / 32; // warps per block on a 32-lane device (64 lanes: half)
 
-// ---- element types: what is stored, what accumulates, what is written
+// ---- element types: what is stored, what accumulates, what is written, for
+// In = hk_dt::traits<D>
 
-struct bool_tag {
-};
-
-template <typename S> struct scan_types { // integers
-    typedef S storage;
-    typedef uint64_t acc;
-    typedef uint64_t out;
-    static HK_DEVICE acc load(S v)
-    {
-        if constexpr (S(-1) < S(0))
-            return (uint64_t)(int64_t)v; // sign-extends
-        else
-            return (uint64_t)v;
-    }
-    static HK_DEVICE out store(acc a) { return a; }
-};
-template <> struct scan_types<bool_tag> {
-    typedef uint8_t storage;
-    typedef uint64_t acc;
-    typedef uint64_t out;
-    static HK_DEVICE acc load(uint8_t v) { return v != 0; }
-    static HK_DEVICE out store(acc a) { return a; }
-};
-template <> struct scan_types<__half> {
-    typedef __half storage;
-    typedef float acc;
-    typedef __half out;
-    static HK_DEVICE acc load(__half v) { return __half2float(v); }
-    static HK_DEVICE out store(acc a) { return __float2half(a); } // round to nearest even
-};
-template <> struct scan_types<float> {
-    typedef float storage;
-    typedef float acc;
-    typedef float out;
-    static HK_DEVICE acc load(float v) { return v; }
-    static HK_DEVICE out store(acc a) { return a; }
-};
-template <> struct scan_types<double> {
-    typedef double storage;
-    typedef double acc;
-    typedef double out;
-    static HK_DEVICE acc load(double v) { return v; }
-    static HK_DEVICE out store(acc a) { return a; }
+template <typename In> struct scan_types {
+    typedef hk_dt::accumulate<In::dtype> accumulate;
+    typedef typename In::stored storage;
+    typedef typename accumulate::acc acc;
+    typedef typename accumulate::out out;
+    static HK_DEVICE acc load(storage v) { return accumulate::from(In::load(v)); }
+    static HK_DEVICE out store(acc a) { return accumulate::finish(a); }
 };
 
-// ---- the ops. The identity of a float sum is -0.0, so that a row starting
+// ---- the ops: hk_ops::op_add and op_multiply with their identities. The
+// identity of a float sum is -0.0, not op_add's +0.0, so that a row starting
 // with -0.0 keeps it (-0.0 + x == x for every x, +0.0 + -0.0 would not).
 
 template <typename A, int OP> struct scan_op;
-template <typename A> struct scan_op<A, HK_SCAN_CUMSUM> {
+template <typename A> struct scan_op<A, HK_SCAN_CUMSUM> : hk_ops::op_add {
     static HK_DEVICE A identity()
     {
         if constexpr (A(0.5) != A(0))
@@ -102,11 +68,9 @@ template <typename A> struct scan_op<A, HK_SCAN_CUMSUM> {
         else
             return A(0);
     }
-    HK_DEVICE A operator()(A a, A b) const { return a + b; }
 };
-template <typename A> struct scan_op<A, HK_SCAN_CUMPROD> {
+template <typename A> struct scan_op<A, HK_SCAN_CUMPROD> : hk_ops::op_multiply {
     static HK_DEVICE A identity() { return A(1); }
-    HK_DEVICE A operator()(A a, A b) const { return a * b; }
 };
 
 template <typename A, typename Op> HK_DEVICE A warp_inclusive_scan(A x, Op op)
@@ -148,6 +112,15 @@ HK_DEVICE void row_offsets(const hkk_rows &rows, int64_t r, int64_t &in_offset, 
 }
 
 // ---- tile states for the look-back
+
+// The bits of a value as an unsigned integer of the same size, and back.
+template <typename To, typename From> HK_DEVICE To bit_cast(From value)
+{
+    static_assert(sizeof(To) == sizeof(From), "bit_cast between different sizes");
+    To out;
+    __builtin_memcpy(&out, &value, sizeof out);
+    return out;
+}
 
 constexpr uint32_t FLAG_NONE = 0, FLAG_AGGREGATE = 1, FLAG_INCLUSIVE = 2;
 
@@ -218,8 +191,8 @@ template <typename A> struct tile_state<A, false> {
             backoff_poll(ns);
         }
         __threadfence();
-        value = live ? bit_cast<A>(load_relaxed(f == FLAG_INCLUSIVE ? &inclusives[tile] : &aggregates[tile]))
-                     : identity;
+        value =
+            live ? bit_cast<A>(load_relaxed(f == FLAG_INCLUSIVE ? &inclusives[tile] : &aggregates[tile])) : identity;
         flag = f;
     }
     HK_DEVICE void read_one(int64_t i, uint32_t &flag, A &value, unsigned ns) const
@@ -312,8 +285,8 @@ __global__ __launch_bounds__(SCAN_BLOCK, VARIANT == VARIANT_CAPPED ? 8 : 0) void
     O *dst = out + out_offset;
     const int64_t start = tile_in_row * tl::TILE;
     const int64_t valid = length - start < tl::TILE ? length - start : tl::TILE;
-    const bool vector = in_stride == 1 && out_stride == 1 && valid == tl::TILE && aligned16(src + start) &&
-                        aligned16(dst + start);
+    const bool vector = in_stride == 1 && out_stride == 1 && valid == tl::TILE && hk_aligned16(src + start) &&
+                        hk_aligned16(dst + start);
 
     // Element (k, v) of thread t is tile element k * SCAN_BLOCK * V + t * V + v.
     A x[R][V];
@@ -437,10 +410,12 @@ template <typename In> struct column_tiling {
 };
 
 template <typename In, int OP>
-__global__ __launch_bounds__(SCAN_BLOCK) void scan_columns_kernel(
-    const typename scan_types<In>::storage *in, typename scan_types<In>::out *out, int64_t length, int64_t in_stride,
-    int64_t out_stride, hkk_rows rows, int64_t row_count, int64_t chunks, uint32_t *counter,
-    tile_state<typename scan_types<In>::acc> state, unsigned lookback_ns)
+__global__ __launch_bounds__(SCAN_BLOCK) void scan_columns_kernel(const typename scan_types<In>::storage *in,
+                                                                  typename scan_types<In>::out *out, int64_t length,
+                                                                  int64_t in_stride, int64_t out_stride, hkk_rows rows,
+                                                                  int64_t row_count, int64_t chunks, uint32_t *counter,
+                                                                  tile_state<typename scan_types<In>::acc> state,
+                                                                  unsigned lookback_ns)
 {
     typedef scan_types<In> types;
     typedef typename types::acc A;
@@ -526,10 +501,9 @@ __global__ __launch_bounds__(SCAN_BLOCK) void scan_warp_rows_kernel(const typena
 
 template <typename In, int OP>
 __global__ __launch_bounds__(SCAN_BLOCK) void scan_thread_rows_kernel(const typename scan_types<In>::storage *in,
-                                                                      typename scan_types<In>::out *out,
-                                                                      int64_t length, int64_t in_stride,
-                                                                      int64_t out_stride, hkk_rows rows,
-                                                                      int64_t row_count)
+                                                                      typename scan_types<In>::out *out, int64_t length,
+                                                                      int64_t in_stride, int64_t out_stride,
+                                                                      hkk_rows rows, int64_t row_count)
 {
     typedef scan_types<In> types;
     typedef typename types::acc A;
@@ -572,8 +546,8 @@ scan_kind choose(const hkk_scan_args *a)
 }
 
 // Tiles and look-back states of the two look-back skeletons.
-template <typename In> void tiles_and_states(const hkk_scan_args *a, scan_kind kind, int64_t &tiles, int64_t &per,
-                                             int64_t &states)
+template <typename In>
+void tiles_and_states(const hkk_scan_args *a, scan_kind kind, int64_t &tiles, int64_t &per, int64_t &states)
 {
     if (kind == COLUMNS) {
         const int64_t groups = (a->rows + SCAN_BLOCK - 1) / SCAN_BLOCK;
@@ -610,8 +584,8 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
     switch (kind) {
     case THREAD_ROWS: {
         dim3 grid = hk_grid_for(l, (size_t)a->rows, SCAN_BLOCK);
-        scan_thread_rows_kernel<In, OP><<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride,
-                                                                        a->out_stride, a->rows_layout, a->rows);
+        scan_thread_rows_kernel<In, OP>
+            <<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, a->rows);
         return hk_launch_error();
     }
     case WARP_ROWS: {
@@ -651,16 +625,16 @@ template <typename In, int OP> int launch_typed(const hkk_launch *l, const hkk_s
     if (kind == COLUMNS) {
         // Its look-back waits are per row and short: pauses only when asked for.
         scan_columns_kernel<In, OP><<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride, a->out_stride,
-                                                                    a->rows_layout, a->rows, per, counter, state,
-                                                                    lookback_ns_wanted(l));
+                                                                     a->rows_layout, a->rows, per, counter, state,
+                                                                     lookback_ns_wanted(l));
     } else if (variant<In>(l) == VARIANT_CAPPED) {
-        scan_lookback_kernel<In, OP, VARIANT_CAPPED><<<grid, SCAN_BLOCK, 0, stream>>>(
-            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state,
-            scan_lookback_ns(l, tiles));
+        scan_lookback_kernel<In, OP, VARIANT_CAPPED>
+            <<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per,
+                                              counter, state, scan_lookback_ns(l, tiles));
     } else {
-        scan_lookback_kernel<In, OP, VARIANT_UNCAPPED><<<grid, SCAN_BLOCK, 0, stream>>>(
-            in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per, counter, state,
-            scan_lookback_ns(l, tiles));
+        scan_lookback_kernel<In, OP, VARIANT_UNCAPPED>
+            <<<grid, SCAN_BLOCK, 0, stream>>>(in, out, a->length, a->in_stride, a->out_stride, a->rows_layout, per,
+                                              counter, state, scan_lookback_ns(l, tiles));
     }
     return hk_launch_error();
 }
@@ -671,32 +645,29 @@ template <typename In> int launch_op(const hkk_launch *l, const hkk_scan_args *a
                                     : launch_typed<In, HK_SCAN_CUMSUM>(l, a, scratch);
 }
 
-} // namespace
+// Calls f(hk_dt::traits<D>()) for the dtype. int64 and uint64 share one
+// instantiation: the same bits in, the same bits out.
+template <typename F> int dispatch_dtype(hk_dtype dtype, F &&f)
+{
+    constexpr unsigned mask = HK_DTYPES_ALL & ~HK_DTYPE_BIT(HK_INT64);
+    return hk_dispatch::dispatch<mask>(dtype == HK_INT64 ? HK_UINT64 : dtype,
+                                       [&](auto tag) { return f(hk_dt::traits<decltype(tag)::value>()); });
+}
 
-// int64 and uint64 share one instantiation: the same bits in, the same bits out.
-#define HK_SCAN_DISPATCH(dtype, fn, ...)                                                                               \
-    switch (dtype) {                                                                                                   \
-    case HK_BOOL: return fn<bool_tag>(__VA_ARGS__);                                                                    \
-    case HK_INT8: return fn<int8_t>(__VA_ARGS__);                                                                      \
-    case HK_UINT8: return fn<uint8_t>(__VA_ARGS__);                                                                    \
-    case HK_INT32: return fn<int32_t>(__VA_ARGS__);                                                                    \
-    case HK_UINT32: return fn<uint32_t>(__VA_ARGS__);                                                                  \
-    case HK_INT64:                                                                                                     \
-    case HK_UINT64: return fn<uint64_t>(__VA_ARGS__);                                                                  \
-    case HK_FLOAT16: return fn<__half>(__VA_ARGS__);                                                                   \
-    case HK_FLOAT32: return fn<float>(__VA_ARGS__);                                                                    \
-    case HK_FLOAT64: return fn<double>(__VA_ARGS__);                                                                   \
-    }
+} // namespace
 
 extern "C" size_t hkk_scan_scratch_bytes(const hkk_launch *l, const hkk_scan_args *a)
 {
     (void)l;
-    HK_SCAN_DISPATCH(a->in_dtype, scratch_typed, a);
-    return 0;
+    size_t bytes = 0;
+    dispatch_dtype(a->in_dtype, [&](auto in) {
+        bytes = scratch_typed<decltype(in)>(a);
+        return 0;
+    });
+    return bytes;
 }
 
 extern "C" int hkk_scan(const hkk_launch *l, const hkk_scan_args *a, void *scratch)
 {
-    HK_SCAN_DISPATCH(a->in_dtype, launch_op, l, a, scratch);
-    return (int)hipErrorInvalidValue;
+    return dispatch_dtype(a->in_dtype, [&](auto in) { return launch_op<decltype(in)>(l, a, scratch); });
 }

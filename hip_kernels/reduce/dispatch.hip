@@ -1,7 +1,7 @@
-// reduce_dispatch.hip: hkk_reduce and its scratch query, sent to the file
-// that instantiates the op (reduce_sum, reduce_minmax, reduce_arg, reduce_stat).
+// dispatch.hip: hkk_reduce and its scratch query, sent to the file that
+// instantiates the op (sum, minmax, arg, stat.hip).
 #include "gpu/gpu.h"
-#include "kernels_reduce.h"
+#include "reduce/reduce.h"
 
 namespace
 {

@@ -1,10 +1,12 @@
-/* kernels.h: C entry points of the built-in kernels (the .hip files here),
- * called by the GPU backend. Each launches on `launch->stream` and returns the
- * vendor error code (0 = success) after checking the launch error. */
-#ifndef HIPKIT_KERNELS_H
-#define HIPKIT_KERNELS_H
+/* kernels.h: what every family's C entry points share: the launch each call
+ * receives, and the coalesced layouts that several families take. Each entry
+ * point launches on `launch->stream` and returns the vendor error code
+ * (0 = success) after checking every launch. */
+#ifndef HIPKIT_COMMON_KERNELS_H
+#define HIPKIT_COMMON_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hipkit/hipkit.h"
 
@@ -31,16 +33,9 @@ typedef struct hkk_launch {
     const hkk_tuning *tuning; /* NULL: every knob at its default */
 } hkk_launch;
 
-/* Bytes of scratch device memory hkk_sum needs for n elements. */
-size_t hkk_sum_scratch_bytes(const hkk_launch *launch, hk_dtype dtype, size_t n);
-int hkk_sum(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result);
-/* Philox random numbers as hk_random_uniform (normal == 0: a = low, b = high)
- * or hk_random_normal (normal == 1: a = mean, b = stddev) define them. */
-int hkk_random(const hkk_launch *launch, hk_dtype dtype, int normal, void *dst, size_t n, uint64_t seed,
-               uint64_t offset, double a, double b);
-
-/* A coalesced N-d layout: dims of size 1 dropped, mergeable neighbours
- * merged; strides in elements, src's already broadcast (0) to dst's shape. */
+/* A coalesced N-d layout (copy/, and sort/'s gathers): dims of size 1
+ * dropped, mergeable neighbours merged; strides in elements, src's already
+ * broadcast (0) to dst's shape. */
 typedef struct hkk_layout {
     int ndim;
     int64_t shape[HK_MAX_DIMS];
@@ -48,8 +43,16 @@ typedef struct hkk_layout {
     int64_t dst_strides[HK_MAX_DIMS];
 } hkk_layout;
 
-int hkk_copy_array(const hkk_launch *launch, hk_dtype src_dtype, hk_dtype dst_dtype, const void *src, void *dst,
-                   size_t n, const hkk_layout *layout);
+/* The dimensions other than the scanned (or sorted) one, coalesced: dims of
+ * extent 1 dropped, neighbours that every view walks as one merged. Row r
+ * (0 <= r < product of shape) sits at sum_k c_k * strides[v][k] elements from
+ * view v's data, c being r's C-order coordinates. ndim 0: one row at offset 0.
+ * Views: scan: 0 = in, 1 = out; sort: 0 = in, 1 = keys_out, 2 = indices_out. */
+typedef struct hkk_rows {
+    int ndim;
+    int64_t shape[HK_MAX_DIMS];
+    int64_t strides[3][HK_MAX_DIMS];
+} hkk_rows;
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
-// reduce_arg.hip: ARGMIN and ARGMAX of hk_reduce ((value, index) states: the
+// arg.hip: ARGMIN and ARGMAX of hk_reduce ((value, index) states: the
 // first NaN, else the first extreme) for the ten dtypes (the kernels are in
-// reduce_skeleton.h).
-#include "reduce_skeleton.h"
+// skeleton.h).
+#include "reduce/skeleton.h"
 
 namespace
 {
@@ -22,5 +22,6 @@ extern "C" int hkk__reduce_arg_family(const hkk_launch *l, hk_reduce_op op, hk_d
                                       size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    HKR_DISPATCH_DTYPE(in_dtype, arg_family, op, call)
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype,
+                                                [&](auto tag) { return arg_family<decltype(tag)::value>(op, call); });
 }

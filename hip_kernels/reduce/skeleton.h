@@ -1,6 +1,6 @@
-// reduce_skeleton.h: the reduction kernels of hk_reduce, generic over an op
-// functor, and the launch planner. Included by the reduce_*.hip files, each of
-// which instantiates a few ops for the ten dtypes.
+// skeleton.h: the reduction kernels of hk_reduce, generic over an op functor,
+// and their launch (the plan comes from plan.c). Included by the .hip files of
+// this folder, each of which instantiates a few ops for the ten dtypes.
 //
 // An op functor describes one reduction once for every kernel:
 //   typedef In (storage type read), Acc (accumulator state), Out (stored);
@@ -11,7 +11,7 @@
 // Indices matter only to ARGMIN/ARGMAX, whose states carry them (so ties and
 // NaNs resolve by index, whatever order the threads merge in).
 //
-// Kernels (the host's layout has kept dims x reduced dims, see kernels_reduce.h):
+// Kernels (the host's layout has kept dims x reduced dims, see reduce.h):
 //  - row_kernel: reduced elements of one output are "along the row": a group
 //    of G threads (1..32 lanes of a warp, or the whole block of 256) per
 //    (output, split) item. Contig: one reduced dim of stride 1, read with
@@ -38,21 +38,22 @@
 #include <string.h>
 
 #include <atomic>
+#include <type_traits>
 
-#include "kernels_reduce.h"
+#include "common/dispatch.h"
+#include "common/dtype_traits.h"
+#include "common/ops.h"
+#include "reduce/plan.h"
+#include "reduce/reduce.h"
 
 // HKR_EMULATION: tests/c/test_reduce_emulated.cpp compiles this header for
 // the host, with GPU threads run as cooperative fibers; it provides the
-// device names used here and HKR_LAUNCH itself.
+// device names used here (the prelude's and hk_dev's) and HKR_LAUNCH itself.
 #if !defined(HKR_EMULATION)
-#include "gpu/gpu.h"
 #include "common/hipkit_device.h"
 #include "common/launch.h"
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-#include <cuda_fp16.h>
-#else
-#include <hip/hip_fp16.h>
-#endif
+#include "gpu/device.h"
+#include "gpu/gpu.h"
 #define HKR_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>>(__VA_ARGS__)
 #define HKR_UNROLL _Pragma("unroll")
 #endif
@@ -62,62 +63,19 @@ namespace hkr
 namespace // every .hip file gets its own copy: no symbol is shared between them
 {
 
-// ------------------------------------------------------------ dtype traits
-// S: how the dtype is stored (bool as a byte, float16 as its 16 bits);
-// C: what it computes as (bool 0/1, float16 as float32).
-template <hk_dtype D> struct dt;
-#define HKR_PLAIN_DTYPE(D, T, LO, HI, FLOAT)                                                                           \
-    template <> struct dt<D> {                                                                                         \
-        typedef T S;                                                                                                   \
-        typedef T C;                                                                                                   \
-        static constexpr bool is_float = FLOAT;                                                                        \
-        static HK_DEVICE C load(S x) { return x; }                                                                     \
-        static HK_DEVICE S store(C c) { return c; }                                                                    \
-        static HK_DEVICE C lowest() { return LO; }                                                                     \
-        static HK_DEVICE C highest() { return HI; }                                                                    \
-    };
-HKR_PLAIN_DTYPE(HK_INT8, int8_t, (int8_t)-128, (int8_t)127, false)
-HKR_PLAIN_DTYPE(HK_UINT8, uint8_t, (uint8_t)0, (uint8_t)255, false)
-HKR_PLAIN_DTYPE(HK_INT32, int32_t, (int32_t)(-2147483647 - 1), (int32_t)2147483647, false)
-HKR_PLAIN_DTYPE(HK_UINT32, uint32_t, 0u, 4294967295u, false)
-HKR_PLAIN_DTYPE(HK_INT64, int64_t, (int64_t)(-9223372036854775807LL - 1), (int64_t)9223372036854775807LL, false)
-HKR_PLAIN_DTYPE(HK_UINT64, uint64_t, (uint64_t)0, (uint64_t)18446744073709551615ULL, false)
-HKR_PLAIN_DTYPE(HK_FLOAT32, float, -__int_as_float(0x7f800000), __int_as_float(0x7f800000), true)
-HKR_PLAIN_DTYPE(HK_FLOAT64, double, -__longlong_as_double(0x7ff0000000000000LL),
-                __longlong_as_double(0x7ff0000000000000LL), true)
-#undef HKR_PLAIN_DTYPE
+// ------------------------------------------------------------------- ops
+// In, Acc and Out come from hk_dt (common/dtype_traits.h): In is the dtype's
+// stored type, elements are loaded into its compute type (bool as bool,
+// float16 as float32); SUM/PROD accumulate in NumPy's accumulation dtype
+// (hk_dt::accumulate), MEAN/VAR/STD in its mean dtype (hk_dt::mean_of). SUM,
+// PROD and MEAN combine with hk_ops::op_add / op_multiply (common/ops.h).
 
-template <> struct dt<HK_BOOL> {
-    typedef uint8_t S;
-    typedef uint8_t C; // 0 or 1, whatever nonzero byte was stored
-    static constexpr bool is_float = false;
-    static HK_DEVICE C load(S x) { return x != 0; }
-    static HK_DEVICE S store(C c) { return c != 0; }
-    static HK_DEVICE C lowest() { return 0; }
-    static HK_DEVICE C highest() { return 1; }
-};
-template <> struct dt<HK_FLOAT16> {
-    typedef uint16_t S;
-    typedef float C;
-    static constexpr bool is_float = true;
-    static HK_DEVICE C load(S x) { return __half2float(__ushort_as_half(x)); }
-    static HK_DEVICE S store(C c) { return __half_as_ushort(__float2half(c)); } // round to nearest even
-    static HK_DEVICE C lowest() { return -__int_as_float(0x7f800000); }
-    static HK_DEVICE C highest() { return __int_as_float(0x7f800000); }
-};
+// The value MIN/MAX/ARGMIN/ARGMAX states hold: the compute type, but bool as a
+// byte (0 or 1): held as bool, these kernels get other code and registers
+// from both compilers (gfx90a: 96 -> 99 VGPRs for MAX of rows).
+template <hk_dtype D>
+using state_value = typename std::conditional<D == HK_BOOL, uint8_t, typename hk_dt::traits<D>::compute>::type;
 
-template <typename T> HK_DEVICE bool is_nan(T)
-{
-    return false; // integers
-}
-HK_DEVICE bool is_nan(float x)
-{
-    return x != x;
-}
-HK_DEVICE bool is_nan(double x)
-{
-    return x != x;
-}
 HK_DEVICE float quiet_nan(float)
 {
     return __int_as_float(0x7fc00000);
@@ -126,102 +84,42 @@ HK_DEVICE double quiet_nan(double)
 {
     return __longlong_as_double(0x7ff8000000000000LL);
 }
-HK_DEVICE float square_root(float x)
-{
-    return sqrtf(x);
-}
-HK_DEVICE double square_root(double x)
-{
-    return sqrt(x);
-}
 
-// Accumulation dtype of SUM/PROD (NumPy's): signed integers and bool -> int64,
-// unsigned -> uint64 (both added in uint64, which wraps); float16 -> float32
-// (stored back as float16).
-template <hk_dtype D> struct sum_types {
-    typedef uint64_t Acc;
-    typedef int64_t Out;
-    static HK_DEVICE Out out(Acc a) { return (Out)a; }
+// SUM and PROD: hk_ops::op_add / op_multiply in the accumulation dtype
+// (integers wrap around in uint64).
+template <hk_dtype D, class Combine, int Identity> struct AccumulateOp {
+    typedef hk_dt::accumulate<D> A;
+    typedef typename hk_dt::traits<D>::stored In;
+    typedef typename A::acc Acc;
+    typedef typename A::out Out;
+    HK_DEVICE Acc identity() const { return Acc(Identity); }
+    HK_DEVICE Acc push(Acc a, In x, int64_t) const { return Combine()(a, A::from(hk_dt::traits<D>::load(x))); }
+    HK_DEVICE Acc merge(Acc a, Acc b) const { return Combine()(a, b); }
+    HK_DEVICE Out finish(Acc a) const { return A::finish(a); }
 };
-#define HKR_UNSIGNED_SUM(D)                                                                                            \
-    template <> struct sum_types<D> {                                                                                  \
-        typedef uint64_t Acc;                                                                                          \
-        typedef uint64_t Out;                                                                                          \
-        static HK_DEVICE Out out(Acc a) { return a; }                                                                  \
-    };
-HKR_UNSIGNED_SUM(HK_UINT8)
-HKR_UNSIGNED_SUM(HK_UINT32)
-HKR_UNSIGNED_SUM(HK_UINT64)
-#undef HKR_UNSIGNED_SUM
-template <> struct sum_types<HK_FLOAT16> {
-    typedef float Acc;
-    typedef uint16_t Out;
-    static HK_DEVICE Out out(Acc a) { return dt<HK_FLOAT16>::store(a); }
-};
-template <> struct sum_types<HK_FLOAT32> {
-    typedef float Acc;
-    typedef float Out;
-    static HK_DEVICE Out out(Acc a) { return a; }
-};
-template <> struct sum_types<HK_FLOAT64> {
-    typedef double Acc;
-    typedef double Out;
-    static HK_DEVICE Out out(Acc a) { return a; }
-};
+template <hk_dtype D> using SumOp = AccumulateOp<D, hk_ops::op_add, 0>;
+template <hk_dtype D> using ProdOp = AccumulateOp<D, hk_ops::op_multiply, 1>;
 
-// Mean dtype (MEAN VAR STD): float64 for bool and integers, float16 computed
-// in float32, float32 in float32, float64 in float64.
-template <hk_dtype D> struct mean_types {
-    typedef double M;
-    typedef double Out;
-    static HK_DEVICE Out out(M v) { return v; }
-};
-template <> struct mean_types<HK_FLOAT16> {
-    typedef float M;
-    typedef uint16_t Out;
-    static HK_DEVICE Out out(M v) { return dt<HK_FLOAT16>::store(v); }
-};
-template <> struct mean_types<HK_FLOAT32> {
-    typedef float M;
-    typedef float Out;
-    static HK_DEVICE Out out(M v) { return v; }
-};
-
-// ------------------------------------------------------------------- ops
-
-template <hk_dtype D> struct SumOp {
-    typedef typename dt<D>::S In;
-    typedef typename sum_types<D>::Acc Acc;
-    typedef typename sum_types<D>::Out Out;
-    HK_DEVICE Acc identity() const { return Acc(0); }
-    HK_DEVICE Acc push(Acc a, In x, int64_t) const { return a + (Acc)dt<D>::load(x); }
-    HK_DEVICE Acc merge(Acc a, Acc b) const { return a + b; }
-    HK_DEVICE Out finish(Acc a) const { return sum_types<D>::out(a); }
-};
-
-template <hk_dtype D> struct ProdOp {
-    typedef typename dt<D>::S In;
-    typedef typename sum_types<D>::Acc Acc;
-    typedef typename sum_types<D>::Out Out;
-    HK_DEVICE Acc identity() const { return Acc(1); }
-    HK_DEVICE Acc push(Acc a, In x, int64_t) const { return a * (Acc)dt<D>::load(x); }
-    HK_DEVICE Acc merge(Acc a, Acc b) const { return a * b; }
-    HK_DEVICE Out finish(Acc a) const { return sum_types<D>::out(a); }
-};
-
-// NaN-propagating minimum / maximum (a NaN operand wins).
+// NaN-propagating minimum / maximum: b wins when it is NaN or strictly
+// better. Not hk_ops::op_minimum / op_maximum (NumPy's elementwise rule): of
+// two NaNs those keep the first operand and this the one merged last, so the
+// NaN bits returned (sign, payload) differ when NaNs of different bits meet.
+// No argument order makes them equal (op(b, a) also loses ties: the sign of a
+// zero), and testing b before op(a, b) costs the float kernels two more
+// instructions per element (nvcc does not fold them).
 template <hk_dtype D, bool IsMax> struct ExtremeOp {
-    typedef typename dt<D>::S In;
-    typedef typename dt<D>::C Acc;
-    typedef typename dt<D>::S Out;
-    HK_DEVICE Acc identity() const { return IsMax ? dt<D>::lowest() : dt<D>::highest(); }
+    typedef hk_dt::traits<D> T;
+    typedef typename T::stored In;
+    typedef state_value<D> Acc;
+    typedef typename T::stored Out;
+    HK_DEVICE Acc identity() const { return IsMax ? (Acc)T::lowest() : (Acc)T::highest(); }
     HK_DEVICE Acc merge(Acc a, Acc b) const
     {
         // b wins when it is NaN or strictly better; a NaN in a stays (comparisons with it are false).
-        return (is_nan(b) || (IsMax ? b > a : b < a)) ? b : a;
+        return (hk_ops::is_nan(b) || (IsMax ? b > a : b < a)) ? b : a;
     }
-    HK_DEVICE Acc push(Acc a, In x, int64_t) const { return merge(a, dt<D>::load(x)); }
-    HK_DEVICE Out finish(Acc a) const { return dt<D>::store(a); }
+    HK_DEVICE Acc push(Acc a, In x, int64_t) const { return merge(a, (Acc)T::load(x)); }
+    HK_DEVICE Out finish(Acc a) const { return T::store(a); }
 };
 
 // (value, index) pairs; index -1 is the empty state. Preference: a NaN
@@ -231,8 +129,8 @@ template <typename C> struct ArgState {
     int64_t i;
 };
 template <hk_dtype D, bool IsMax> struct ArgOp {
-    typedef typename dt<D>::S In;
-    typedef typename dt<D>::C C;
+    typedef typename hk_dt::traits<D>::stored In;
+    typedef state_value<D> C;
     typedef ArgState<C> Acc;
     typedef int64_t Out;
     static HK_DEVICE bool better(C xv, int64_t xi, C yv, int64_t yi)
@@ -241,7 +139,7 @@ template <hk_dtype D, bool IsMax> struct ArgOp {
             return false;
         if (yi < 0)
             return true;
-        const bool xn = is_nan(xv), yn = is_nan(yv);
+        const bool xn = hk_ops::is_nan(xv), yn = hk_ops::is_nan(yv);
         if (xn || yn)
             return xn && (!yn || xi < yi);
         if (IsMax ? xv > yv : xv < yv)
@@ -258,7 +156,7 @@ template <hk_dtype D, bool IsMax> struct ArgOp {
     HK_DEVICE Acc merge(Acc a, Acc b) const { return better(b.v, b.i, a.v, a.i) ? b : a; }
     HK_DEVICE Acc push(Acc a, In x, int64_t i) const
     {
-        const C c = dt<D>::load(x);
+        const C c = (C)hk_dt::traits<D>::load(x);
         if (better(c, i, a.v, a.i)) {
             a.v = c;
             a.i = i;
@@ -271,28 +169,28 @@ template <hk_dtype D, bool IsMax> struct ArgOp {
 // ANY, and ALL as not-any-zero: the state says "some element differs from
 // what the op looks for". NaN is nonzero, -0.0 is zero.
 template <hk_dtype D> struct AnyAllOp {
-    typedef typename dt<D>::S In;
+    typedef typename hk_dt::traits<D>::stored In;
     typedef uint32_t Acc;
     typedef uint8_t Out;
     uint32_t all; // 0: ANY, 1: ALL
     HK_DEVICE Acc identity() const { return 0; }
     HK_DEVICE Acc push(Acc a, In x, int64_t) const
     {
-        return a | ((uint32_t)(dt<D>::load(x) != typename dt<D>::C(0)) ^ all);
+        return a | ((uint32_t)hk_ops::truth(hk_dt::traits<D>::load(x)) ^ all);
     }
     HK_DEVICE Acc merge(Acc a, Acc b) const { return a | b; }
     HK_DEVICE Out finish(Acc a) const { return (Out)(a ^ all); }
 };
 
 template <hk_dtype D> struct MeanOp {
-    typedef typename dt<D>::S In;
-    typedef typename mean_types<D>::M Acc;
-    typedef typename mean_types<D>::Out Out;
+    typedef typename hk_dt::traits<D>::stored In;
+    typedef typename hk_dt::mean_of<D>::acc Acc;
+    typedef typename hk_dt::mean_of<D>::out Out;
     int64_t count;
     HK_DEVICE Acc identity() const { return Acc(0); }
-    HK_DEVICE Acc push(Acc a, In x, int64_t) const { return a + (Acc)dt<D>::load(x); }
-    HK_DEVICE Acc merge(Acc a, Acc b) const { return a + b; }
-    HK_DEVICE Out finish(Acc a) const { return mean_types<D>::out(a / (Acc)count); } // 0/0: NaN
+    HK_DEVICE Acc push(Acc a, In x, int64_t) const { return hk_ops::op_add()(a, (Acc)hk_dt::traits<D>::load(x)); }
+    HK_DEVICE Acc merge(Acc a, Acc b) const { return hk_ops::op_add()(a, b); }
+    HK_DEVICE Out finish(Acc a) const { return hk_dt::mean_of<D>::finish(a / (Acc)count); } // 0/0: NaN
 };
 
 // Welford's update per element and Chan et al.'s merge of (n, mean, M2)
@@ -303,10 +201,10 @@ template <typename M> struct MomentState {
     int64_t n;
 };
 template <hk_dtype D> struct VarOp {
-    typedef typename dt<D>::S In;
-    typedef typename mean_types<D>::M M;
+    typedef typename hk_dt::traits<D>::stored In;
+    typedef typename hk_dt::mean_of<D>::acc M;
     typedef MomentState<M> Acc;
-    typedef typename mean_types<D>::Out Out;
+    typedef typename hk_dt::mean_of<D>::out Out;
     int ddof;
     uint32_t take_sqrt; // STD
     HK_DEVICE Acc identity() const
@@ -319,7 +217,7 @@ template <hk_dtype D> struct VarOp {
     }
     HK_DEVICE Acc push(Acc a, In x, int64_t) const
     {
-        const M v = (M)dt<D>::load(x);
+        const M v = (M)hk_dt::traits<D>::load(x);
         a.n += 1;
         const M d = v - a.mean;
         a.mean += d / (M)a.n;
@@ -352,8 +250,8 @@ template <hk_dtype D> struct VarOp {
             var = a.m2 / (dof > 0 ? (M)dof : M(0)); // x/0: inf, 0/0: nan, as NumPy
         }
         if (take_sqrt)
-            var = square_root(var);
-        return mean_types<D>::out(var);
+            var = hk_ops::m_sqrt(var);
+        return hk_dt::mean_of<D>::finish(var);
     }
 };
 
@@ -366,9 +264,9 @@ template <typename T> HK_DEVICE T shfl_down_state(T v, int delta)
     int w[N];
     w[N - 1] = 0;
     memcpy(w, &v, sizeof(T));
-HKR_UNROLL
+    HKR_UNROLL
     for (int k = 0; k < N; k++)
-        w[k] = hk_shfl_down(w[k], delta);
+        w[k] = hk_dev::shfl_down(w[k], delta);
     memcpy(&v, w, sizeof(T));
     return v;
 }
@@ -385,8 +283,7 @@ template <class Op> HK_DEVICE typename Op::Acc group_combine(const Op &op, typen
 
 // The whole block (blockDim.x a multiple of the warp size, at most 1024);
 // valid in thread 0. `smem` holds one state per warp (32 at most).
-template <class Op>
-HK_DEVICE typename Op::Acc block_combine(const Op &op, typename Op::Acc v, typename Op::Acc *smem)
+template <class Op> HK_DEVICE typename Op::Acc block_combine(const Op &op, typename Op::Acc v, typename Op::Acc *smem)
 {
     const int ws = warpSize;
     for (int d = ws / 2; d > 0; d /= 2)
@@ -405,8 +302,7 @@ HK_DEVICE typename Op::Acc block_combine(const Op &op, typename Op::Acc v, typen
     return v;
 }
 
-template <class Op>
-HK_DEVICE typename Op::Acc combine(const Op &op, typename Op::Acc v, int G, typename Op::Acc *smem)
+template <class Op> HK_DEVICE typename Op::Acc combine(const Op &op, typename Op::Acc v, int G, typename Op::Acc *smem)
 {
     return G <= 32 ? group_combine(op, v, G) : block_combine(op, v, smem);
 }
@@ -419,7 +315,7 @@ HK_DEVICE int64_t reduced_offset(const hkk_reduce_layout &L, int64_t j)
     if (L.red_ndim == 1)
         return j * L.red_in[0];
     int64_t off = 0;
-HKR_UNROLL
+    HKR_UNROLL
     for (int k = HK_MAX_DIMS - 1; k > 0; k--) {
         if (k < L.red_ndim) {
             const int64_t e = L.red_shape[k];
@@ -436,7 +332,7 @@ HKR_UNROLL
 HK_DEVICE void kept_offsets(const hkk_reduce_layout &L, int ndim, int64_t o, int64_t *in_off, int64_t *out_off)
 {
     int64_t a = 0, b = 0;
-HKR_UNROLL
+    HKR_UNROLL
     for (int k = HK_MAX_DIMS - 1; k >= 0; k--) {
         if (k < ndim) {
             const int64_t e = L.kept_shape[k];
@@ -453,8 +349,8 @@ HKR_UNROLL
 
 // ------------------------------------------------------------------ kernels
 
-constexpr int kBlock = 256;
-constexpr int kUnroll = 4; // 16-byte loads in flight per thread and trip
+constexpr int kBlock = HKK_REDUCE_BLOCK;
+constexpr int kUnroll = HKK_REDUCE_UNROLL;
 
 template <typename T> struct alignas(16) Vec16 {
     T v[16 / sizeof(T)];
@@ -490,18 +386,18 @@ HK_DEVICE typename Op::Acc push_contiguous(const Op &op, typename Op::Acc acc, c
     int64_t v = lane;
     for (; v + (kUnroll - 1) * (int64_t)G < nvec; v += kUnroll * (int64_t)G) {
         Vec16<In> x[kUnroll];
-HKR_UNROLL
+        HKR_UNROLL
         for (int u = 0; u < kUnroll; u++)
             x[u] = load16(vp + (v + u * (int64_t)G) * W);
-HKR_UNROLL
+        HKR_UNROLL
         for (int u = 0; u < kUnroll; u++)
-HKR_UNROLL
-            for (int k = 0; k < W; k++)
-                acc = op.push(acc, x[u].v[k], base + (v + u * (int64_t)G) * W + k);
+            HKR_UNROLL
+        for (int k = 0; k < W; k++)
+            acc = op.push(acc, x[u].v[k], base + (v + u * (int64_t)G) * W + k);
     }
     for (; v < nvec; v += G) {
         const Vec16<In> x = load16(vp + v * W);
-HKR_UNROLL
+        HKR_UNROLL
         for (int k = 0; k < W; k++)
             acc = op.push(acc, x.v[k], base + v * W + k);
     }
@@ -579,7 +475,7 @@ __global__ void __launch_bounds__(kBlock)
         const int64_t x = xfirst + tx;
         const bool active = x < xwork;
         Acc acc[W];
-HKR_UNROLL
+        HKR_UNROLL
         for (int k = 0; k < W; k++)
             acc[k] = op.identity();
         int64_t outer = 0, c0 = 0, in_off = 0, out_off = 0;
@@ -594,18 +490,18 @@ HKR_UNROLL
                 int64_t r = r0 + ty;
                 for (; r + (kUnroll - 1) * (int64_t)by < r1; r += kUnroll * (int64_t)by) {
                     Vec16<In> v[kUnroll];
-HKR_UNROLL
+                    HKR_UNROLL
                     for (int u = 0; u < kUnroll; u++)
                         v[u] = load16(base + reduced_offset(L, r + u * (int64_t)by));
-HKR_UNROLL
+                    HKR_UNROLL
                     for (int u = 0; u < kUnroll; u++)
-HKR_UNROLL
-                        for (int k = 0; k < W; k++)
-                            acc[k] = op.push(acc[k], v[u].v[k], r + u * (int64_t)by);
+                        HKR_UNROLL
+                    for (int k = 0; k < W; k++)
+                        acc[k] = op.push(acc[k], v[u].v[k], r + u * (int64_t)by);
                 }
                 for (; r < r1; r += by) {
                     const Vec16<In> v = load16(base + reduced_offset(L, r));
-HKR_UNROLL
+                    HKR_UNROLL
                     for (int k = 0; k < W; k++)
                         acc[k] = op.push(acc[k], v.v[k], r);
                 }
@@ -613,7 +509,7 @@ HKR_UNROLL
                 const int64_t left = C - c0; // columns this thread has: min(W, left)
                 for (int64_t r = r0 + ty; r < r1; r += by) {
                     const In *p = base + reduced_offset(L, r);
-HKR_UNROLL
+                    HKR_UNROLL
                     for (int k = 0; k < W; k++)
                         if (k < left)
                             acc[k] = op.push(acc[k], p[k * sc], r);
@@ -621,7 +517,7 @@ HKR_UNROLL
             }
         }
         // Combine the block's rows, one column lane at a time.
-HKR_UNROLL
+        HKR_UNROLL
         for (int k = 0; k < W; k++) {
             Acc *mine = smem + ty * bx + tx;
             *mine = acc[k];
@@ -653,8 +549,7 @@ __global__ void __launch_bounds__(kBlock)
     __shared__ Acc smem[32];
     const int per_block = (int)blockDim.x / G;
     const int lane = (int)threadIdx.x % G;
-    for (int64_t first = (int64_t)blockIdx.x * per_block; first < L.outputs;
-         first += (int64_t)gridDim.x * per_block) {
+    for (int64_t first = (int64_t)blockIdx.x * per_block; first < L.outputs; first += (int64_t)gridDim.x * per_block) {
         const int64_t o = first + (int64_t)threadIdx.x / G;
         const bool active = o < L.outputs;
         Acc acc = op.identity();
@@ -670,74 +565,14 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-// ------------------------------------------------------------------ planning
-
-enum Kind { ROW_CONTIG, ROW_STRIDED, COLUMNS };
-
-struct Plan {
-    Kind kind;
-    int G;          // row kernel: threads per item
-    int64_t S;      // splits of the reduced extent (1: no second pass)
-    int64_t chunk;  // reduced positions per split
-    unsigned grid;  // row kernel blocks
-    int W;          // column kernel: columns per thread (1 or 16 / sizeof(In))
-    int bx, by;     // column kernel block
-    int64_t VC;     // column vectors per outer position
-    unsigned gx;    // column kernel blocks along x
-    int fG;         // finalize: threads per output
-    unsigned fgrid; // finalize blocks
-};
-
-inline int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-inline int64_t pow2_at_least(int64_t v)
-{
-    int64_t p = 1;
-    while (p < v)
-        p *= 2;
-    return p;
-}
-inline int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
-inline unsigned grid_cap(const hkk_launch *l, int64_t blocks)
-{
-    const int64_t cap = (int64_t)(l->multiprocessor_count > 0 ? l->multiprocessor_count : 1) * 32;
-    return (unsigned)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
-}
-
-// Split [0, count) into S pieces of chunk positions (a multiple of `align`),
-// none empty.
-inline void split(int64_t count, int64_t want, int64_t align, int64_t *S, int64_t *chunk)
-{
-    if (count <= 0 || want <= 1) {
-        *S = 1;
-        *chunk = count > 0 ? count : 0;
-        return;
-    }
-    int64_t c = ceil_div(ceil_div(count, want), align) * align;
-    *chunk = c;
-    *S = ceil_div(count, c);
-}
-
-// Blocks of one kernel resident on one multiprocessor (from the occupancy
-// calculator), for each kernel the planner may choose.
-struct Residency {
-    int row_contig, row_strided, col_vector, col_scalar;
-};
+// ------------------------------------------------------------------ launching
 
 // Benchmark-only knobs for the column kernel's shape (bench/reduce_bench.c
 // sweeps them; the defaults are what the planner uses): HIPKIT_REDUCE_COLUMN_BX
 // (block threads across columns: a power of two, 1..256; default 32) and
 // HIPKIT_REDUCE_COLUMN_WAVES (resident blocks' worth of splits to aim for, as
 // a multiple of one wave: default 1). Read once by src/core/settings.c.
-struct ColumnKnobs {
-    int64_t bx;
-    int64_t waves;
-};
+typedef hkk_reduce_column_knobs ColumnKnobs; // plan.h's, under the name column_knobs() returns
 inline ColumnKnobs column_knobs(const hkk_launch *l)
 {
     ColumnKnobs r = {32, 1};
@@ -749,79 +584,7 @@ inline ColumnKnobs column_knobs(const hkk_launch *l)
     return r;
 }
 
-inline Plan make_plan(const hkk_launch *l, const hkk_reduce_layout *L, size_t in_size, const void *in,
-                      const Residency &per_sm)
-{
-    Plan p;
-    memset(&p, 0, sizeof p);
-    const int64_t sms = l->multiprocessor_count > 0 ? l->multiprocessor_count : 1;
-    const int64_t vw = (int64_t)(16 / in_size);
-    const int last_red = L->red_ndim - 1;
-    // Columns when the innermost kept dim runs faster through memory than the
-    // innermost reduced one (a broadcast kept dim, stride 0, does not count).
-    const int64_t kept_inner = L->kept_ndim > 0 ? L->kept_in[L->kept_ndim - 1] : 0;
-    const bool columns = kept_inner > 0 && kept_inner < abs64(L->red_in[last_red]);
-    // Splits fill at most one wave of resident blocks: a second, partial wave
-    // would cost a whole block's time for a fraction of the work.
-    if (columns) {
-        p.kind = COLUMNS;
-        const int inner = L->kept_ndim - 1;
-        const int64_t C = L->kept_shape[inner];
-        bool vec = L->kept_in[inner] == 1 && C >= vw && ((uintptr_t)in & 15u) == 0;
-        for (int k = 0; k < inner; k++)
-            vec = vec && L->kept_in[k] % vw == 0;
-        for (int k = 0; k < L->red_ndim; k++)
-            vec = vec && L->red_in[k] % vw == 0;
-        p.W = vec ? (int)vw : 1;
-        p.VC = ceil_div(C, p.W);
-        const int64_t xwork = (L->outputs / C) * p.VC;
-        const ColumnKnobs knobs = column_knobs(l);
-        p.bx = (int)(pow2_at_least(xwork) < knobs.bx ? pow2_at_least(xwork) : knobs.bx);
-        p.by = kBlock / p.bx;
-        const int64_t bxs = ceil_div(xwork, p.bx);
-        p.gx = grid_cap(l, bxs);
-        const int64_t resident = sms * (vec ? per_sm.col_vector : per_sm.col_scalar) * knobs.waves;
-        int64_t want = 1;
-        if (bxs < resident) {
-            want = resident / bxs;
-            const int64_t most = ceil_div(L->count, (int64_t)p.by * kUnroll); // >= kUnroll rows per thread
-            want = want < most ? want : most;
-            want = want < 65535 ? want : 65535;
-        }
-        split(L->count, want, 1, &p.S, &p.chunk);
-    } else {
-        const bool contig = L->red_ndim == 1 && L->red_in[0] == 1;
-        p.kind = contig ? ROW_CONTIG : ROW_STRIDED;
-        const int64_t w = contig ? vw : 1;
-        const int64_t V = ceil_div(L->count, w); // loads per reduction
-        const int64_t resident = sms * (contig ? per_sm.row_contig : per_sm.row_strided);
-        int64_t want = 1;
-        if (V <= 64) {
-            const int64_t g = pow2_at_least(ceil_div(V, 2));
-            p.G = (int)(g < 1 ? 1 : g > 32 ? 32 : g);
-        } else if (L->outputs * 32 >= resident * kBlock / 2) {
-            // Outputs enough for a warp each to fill half the device: a warp
-            // streams its whole row (no block-wide combine, no split pass).
-            p.G = 32;
-        } else {
-            p.G = kBlock;
-            if (L->outputs < resident) {
-                want = resident / L->outputs;
-                const int64_t most = ceil_div(V, (int64_t)kBlock * kUnroll); // >= kUnroll loads per thread
-                want = want < most ? want : most;
-            }
-        }
-        split(L->count, want, w, &p.S, &p.chunk);
-        p.grid = grid_cap(l, ceil_div(L->outputs * p.S, kBlock / p.G));
-    }
-    if (p.S > 1) {
-        p.fG = p.S <= 16 ? 1 : p.S <= 256 ? 32 : kBlock;
-        p.fgrid = grid_cap(l, ceil_div(L->outputs, kBlock / p.fG));
-    }
-    return p;
-}
-
-template <class Op> size_t scratch_bytes(const Plan &p, const hkk_reduce_layout *L)
+template <class Op> size_t scratch_bytes(const hkk_reduce_plan &p, const hkk_reduce_layout *L)
 {
     return p.S > 1 ? (size_t)(L->outputs * p.S) * sizeof(typename Op::Acc) : 0;
 }
@@ -850,10 +613,10 @@ template <typename Kernel> int blocks_per_sm(Kernel kernel)
     return n;
 }
 
-template <class Op> Residency residency()
+template <class Op> hkk_reduce_residency residency()
 {
     typedef typename Op::In In;
-    Residency r;
+    hkk_reduce_residency r;
     r.row_contig = blocks_per_sm(row_kernel<Op, true>);
     r.row_strided = blocks_per_sm(row_kernel<Op, false>);
     r.col_vector = blocks_per_sm(col_kernel<Op, (int)(16 / sizeof(In))>);
@@ -862,13 +625,16 @@ template <class Op> Residency residency()
 }
 
 template <class Op>
-int run(const hkk_launch *l, const Op &op, const void *in_v, void *out_v, void *scratch,
-        const hkk_reduce_layout *L, size_t *query, Plan *plan_used)
+int run(const hkk_launch *l, const Op &op, const void *in_v, void *out_v, void *scratch, const hkk_reduce_layout *L,
+        size_t *query, hkk_reduce_plan *plan_used)
 {
     typedef typename Op::In In;
     typedef typename Op::Out Out;
     typedef typename Op::Acc Acc;
-    const Plan p = make_plan(l, L, sizeof(In), in_v, residency<Op>());
+    const hkk_reduce_residency per_sm = residency<Op>();
+    const ColumnKnobs knobs = column_knobs(l);
+    hkk_reduce_plan p;
+    hkk_reduce_make_plan(l, L, sizeof(In), in_v, &per_sm, &knobs, &p);
     if (plan_used)
         *plan_used = p;
     if (query) {
@@ -882,7 +648,7 @@ int run(const hkk_launch *l, const Op &op, const void *in_v, void *out_v, void *
         return (int)hipErrorInvalidValue;
     hipStream_t stream = hk_vendor_stream(l);
     int64_t po, ps;
-    if (p.kind == COLUMNS) {
+    if (p.kind == HKK_REDUCE_COLUMNS) {
         void (*kernel)(Op, const In *, Out *, Acc *, hkk_reduce_layout, int64_t, int64_t, int64_t) =
             p.W > 1 ? col_kernel<Op, (int)(16 / sizeof(In))> : col_kernel<Op, 1>;
         const dim3 grid(p.gx, (unsigned)p.S), block((unsigned)p.bx, (unsigned)p.by);
@@ -891,7 +657,7 @@ int run(const hkk_launch *l, const Op &op, const void *in_v, void *out_v, void *
         ps = L->outputs;
     } else {
         void (*kernel)(Op, const In *, Out *, Acc *, hkk_reduce_layout, int, int64_t, int64_t) =
-            p.kind == ROW_CONTIG ? row_kernel<Op, true> : row_kernel<Op, false>;
+            p.kind == HKK_REDUCE_ROW_CONTIG ? row_kernel<Op, true> : row_kernel<Op, false>;
         HKR_LAUNCH(kernel, dim3(p.grid), dim3(kBlock), stream, op, in, out, partial, *L, p.G, p.S, p.chunk);
         po = p.S;
         ps = 1;
@@ -904,22 +670,6 @@ int run(const hkk_launch *l, const Op &op, const void *in_v, void *out_v, void *
     return hk_launch_error();
 }
 
-// Calls FN<dtype>(args...) for the ten dtypes.
-#define HKR_DISPATCH_DTYPE(dtype, FN, ...)                                                                             \
-    switch (dtype) {                                                                                                   \
-    case HK_BOOL: return FN<HK_BOOL>(__VA_ARGS__);                                                                     \
-    case HK_INT8: return FN<HK_INT8>(__VA_ARGS__);                                                                     \
-    case HK_UINT8: return FN<HK_UINT8>(__VA_ARGS__);                                                                   \
-    case HK_INT32: return FN<HK_INT32>(__VA_ARGS__);                                                                   \
-    case HK_UINT32: return FN<HK_UINT32>(__VA_ARGS__);                                                                 \
-    case HK_INT64: return FN<HK_INT64>(__VA_ARGS__);                                                                   \
-    case HK_UINT64: return FN<HK_UINT64>(__VA_ARGS__);                                                                 \
-    case HK_FLOAT16: return FN<HK_FLOAT16>(__VA_ARGS__);                                                               \
-    case HK_FLOAT32: return FN<HK_FLOAT32>(__VA_ARGS__);                                                               \
-    case HK_FLOAT64: return FN<HK_FLOAT64>(__VA_ARGS__);                                                               \
-    }                                                                                                                  \
-    return (int)hipErrorInvalidValue;
-
 // What every family entry point receives.
 struct Call {
     const hkk_launch *l;
@@ -929,11 +679,8 @@ struct Call {
     const hkk_reduce_layout *L;
     int ddof;
     size_t *query;
-    Plan *plan_used; // the launch plan chosen (NULL: not wanted)
-    template <class Op> int operator()(const Op &op) const
-    {
-        return run(l, op, in, out, scratch, L, query, plan_used);
-    }
+    hkk_reduce_plan *plan_used; // the launch plan chosen (NULL: not wanted)
+    template <class Op> int operator()(const Op &op) const { return run(l, op, in, out, scratch, L, query, plan_used); }
 };
 
 } // namespace

@@ -1,37 +1,21 @@
 // take.hip: numpy.take along an axis. Elements are copied as bytes, so one kernel per unit size
 // (1, 2, 4, 8 or 16 bytes) serves all ten dtypes; the host widens the unit when whole rows after
 // the axis are contiguous (a row gather of float32 moves 16-byte units). The index normalisation
-// of each mode is one device function; RAISE checks every index first in a separate pass, so the
-// gather never reads outside `in`.
-#include "gpu/gpu.h"
+// of each mode is one device function (index_device.h); RAISE checks every index first in a separate
+// pass, so the gather never reads outside `in`.
 #include "common/hipkit_device.h"
-#include "kernels_matmul.h"
 #include "common/launch.h"
+#include "gpu/gpu.h"
+#include "index/index.h"
+#include "index/index_device.h"
 
 namespace
 {
 
-struct alignas(16) unit16 {
-    uint64_t lo, hi;
-};
-
-// NumPy's take: RAISE (already checked) counts negatives from the end; WRAP is Python's modulo;
-// CLIP clamps to 0..n-1 (negatives give 0). The final clamp only guards RAISE against indices
-// that changed after the check.
-HK_DEVICE int64_t normalise(int64_t j, int64_t n, int mode)
-{
-    if (mode == HK_TAKE_WRAP) {
-        j %= n;
-        return j < 0 ? j + n : j;
-    }
-    if (mode == HK_TAKE_RAISE && j < 0)
-        j += n;
-    return j < 0 ? 0 : j >= n ? n - 1 : j;
-}
-
 // I: the index type of the decomposition, 32-bit when out has fewer than 2^32 units (the divisions
 // are then several times cheaper than 64-bit ones).
-template <typename U, typename I> __global__ void take_kernel(const U *in, U *out, const int64_t *indices, hkk_take_args p)
+template <typename U, typename I>
+__global__ void take_kernel(const U *in, U *out, const int64_t *indices, hkk_take_args p)
 {
     const I count = (I)p.count;
     for (I i = (I)hk_global_index(); i < count; i += (I)hk_grid_stride()) {
@@ -48,7 +32,7 @@ template <typename U, typename I> __global__ void take_kernel(const U *in, U *ou
         src += (int64_t)rest * p.in_strides[0];
         idx += (int64_t)rest * p.idx_strides[0];
         dst += (int64_t)rest * p.out_strides[0];
-        const int64_t j = normalise(indices[idx], p.axis_size, p.mode);
+        const int64_t j = hk_index::normalise(indices[idx], p.axis_size, p.mode);
         out[dst] = in[src + j * p.axis_stride];
     }
 }
@@ -75,11 +59,11 @@ template <typename U> int take_typed(const hkk_launch *l, const hkk_take_args *p
     const dim3 grid = hk_grid_for(l, (size_t)p->count, HK_BLOCK);
     // 32-bit indexing needs the count and the last grid-stride step below 2^32.
     if ((uint64_t)p->count + (uint64_t)grid.x * HK_BLOCK <= UINT32_MAX)
-        take_kernel<U, uint32_t><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(
-            static_cast<const U *>(p->in), static_cast<U *>(p->out), p->indices, *p);
+        take_kernel<U, uint32_t><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<const U *>(p->in),
+                                                                             static_cast<U *>(p->out), p->indices, *p);
     else
-        take_kernel<U, uint64_t><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(
-            static_cast<const U *>(p->in), static_cast<U *>(p->out), p->indices, *p);
+        take_kernel<U, uint64_t><<<grid, HK_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<const U *>(p->in),
+                                                                             static_cast<U *>(p->out), p->indices, *p);
     return hk_launch_error();
 }
 
@@ -87,14 +71,7 @@ template <typename U> int take_typed(const hkk_launch *l, const hkk_take_args *p
 
 extern "C" int hkk_take(const hkk_launch *l, const hkk_take_args *p)
 {
-    switch (p->unit_bytes) {
-    case 1: return take_typed<uint8_t>(l, p);
-    case 2: return take_typed<uint16_t>(l, p);
-    case 4: return take_typed<uint32_t>(l, p);
-    case 8: return take_typed<uint64_t>(l, p);
-    case 16: return take_typed<unit16>(l, p);
-    }
-    return (int)hipErrorInvalidValue;
+    return hk_index::dispatch_unit<16>(p->unit_bytes, [&](auto unit) { return take_typed<decltype(unit)>(l, p); });
 }
 
 extern "C" int hkk_take_check(const hkk_launch *l, const hkk_take_args *p, unsigned long long *first_bad)

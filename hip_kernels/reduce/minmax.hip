@@ -1,6 +1,6 @@
-// reduce_minmax.hip: MIN and MAX of hk_reduce (NaN-propagating) for the ten
-// dtypes (the kernels are in reduce_skeleton.h).
-#include "reduce_skeleton.h"
+// minmax.hip: MIN and MAX of hk_reduce (NaN-propagating) for the ten
+// dtypes (the kernels are in skeleton.h).
+#include "reduce/skeleton.h"
 
 namespace
 {
@@ -21,5 +21,6 @@ extern "C" int hkk__reduce_minmax_family(const hkk_launch *l, hk_reduce_op op, h
                                          size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    HKR_DISPATCH_DTYPE(in_dtype, minmax_family, op, call)
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(
+        in_dtype, [&](auto tag) { return minmax_family<decltype(tag)::value>(op, call); });
 }

@@ -3,27 +3,14 @@
 // so each store writes whole elements even when duplicate indices race); the host widens the unit
 // when whole rows after the axis are contiguous. RAISE's index check runs before, in a separate pass
 // (take.hip's check kernel, launched by the backend), so nothing is written when an index is bad.
-#include "gpu/gpu.h"
 #include "common/hipkit_device.h"
-#include "kernels_matmul.h"
 #include "common/launch.h"
+#include "gpu/gpu.h"
+#include "index/index.h"
+#include "index/index_device.h"
 
 namespace
 {
-
-// hk_take's normalisation (take.hip): RAISE (already checked) counts negatives from the end; WRAP is
-// Python's modulo; CLIP clamps to 0..n-1. The final clamp keeps RAISE inside out even if the
-// indices changed after the check.
-HK_DEVICE int64_t put_normalise(int64_t j, int64_t n, int mode)
-{
-    if (mode == HK_TAKE_WRAP) {
-        j %= n;
-        return j < 0 ? j + n : j;
-    }
-    if (mode == HK_TAKE_RAISE && j < 0)
-        j += n;
-    return j < 0 ? 0 : j >= n ? n - 1 : j;
-}
 
 // Element offset (units) of out's C-order position j (0 <= j < out's element count) in its own
 // coalesced layout.
@@ -58,7 +45,7 @@ __global__ void put_kernel(const U *values, U *out, const int64_t *indices, hkk_
         src += (int64_t)rest * p.values_strides[0];
         idx += (int64_t)rest * p.idx_strides[0];
         dst += (int64_t)rest * p.out_strides[0];
-        const int64_t j = put_normalise(indices[idx], p.axis_size, p.mode);
+        const int64_t j = hk_index::normalise(indices[idx], p.axis_size, p.mode);
         dst += FLAT ? flat_offset(j, p) : j * p.axis_stride;
         out[dst] = values[src];
     }
@@ -86,11 +73,5 @@ template <typename U> int put_typed(const hkk_launch *l, const hkk_put_args *p)
 
 extern "C" int hkk_put(const hkk_launch *l, const hkk_put_args *p)
 {
-    switch (p->unit_bytes) {
-    case 1: return put_typed<uint8_t>(l, p);
-    case 2: return put_typed<uint16_t>(l, p);
-    case 4: return put_typed<uint32_t>(l, p);
-    case 8: return put_typed<uint64_t>(l, p);
-    }
-    return (int)hipErrorInvalidValue;
+    return hk_index::dispatch_unit<8>(p->unit_bytes, [&](auto unit) { return put_typed<decltype(unit)>(l, p); });
 }

@@ -2,10 +2,12 @@
 // float32 and float64. hipkit.h (hk_random_uniform) defines which bits each
 // element gets; here one thread computes one Philox block per loop step and
 // writes the E = 16 / sizeof(T) elements made from it.
-#include "gpu/gpu.h"
+#include "common/dispatch.h"
+#include "common/dtype_traits.h"
 #include "common/hipkit_device.h"
-#include "kernels.h"
 #include "common/launch.h"
+#include "gpu/gpu.h"
+#include "random/random.h"
 
 namespace
 {
@@ -166,5 +168,8 @@ int random_typed(const hkk_launch *l, int normal, void *dst, size_t n, uint64_t 
 extern "C" int hkk_random(const hkk_launch *l, hk_dtype dtype, int normal, void *dst, size_t n, uint64_t seed,
                           uint64_t offset, double a, double b)
 {
-    HK_DISPATCH_FLOAT(dtype, random_typed, l, normal, dst, n, seed, offset, a, b);
+    return hk_dispatch::dispatch<HK_DTYPE_BIT(HK_FLOAT32) | HK_DTYPE_BIT(HK_FLOAT64)>(dtype, [&](auto tag) {
+        return random_typed<typename hk_dt::traits<decltype(tag)::value>::compute>(l, normal, dst, n, seed, offset, a,
+                                                                                   b);
+    });
 }

@@ -30,16 +30,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/gpu.h"
+#include "common/dispatch.h"
+#include "common/dtype_traits.h"
 #include "common/hipkit_device.h"
-#include "kernels_scan_sort.h"
 #include "common/launch.h"
-#include "scan_sort_device.h"
+#include "common/lookback.h"
+#include "gpu/device.h"
+#include "gpu/gpu.h"
+#include "sort/sort.h"
 
 namespace
 {
 
-using namespace hk_ss;
+using namespace hk_dev;
+using namespace hk_lookback;
 
 constexpr int SORT_BLOCK = 256;
 constexpr int RADIX = 256; // one thread per digit in the pass kernel: SORT_BLOCK == RADIX
@@ -51,27 +55,13 @@ constexpr uint64_t PORTION_LIMIT = 1ull << 28; // keys per pass launch, so per-d
 enum { KIND_UNSIGNED = 0, KIND_SIGNED = 1, KIND_FLOAT = 2 };
 enum { FROM_IN = 0, BUF_A = 1, BUF_B = 2, TO_FINAL = 3 };
 enum { MODE_SKIP = 0, MODE_COPY = 1, MODE_SORT = 2 };
-// A lane mask: 32 bits where warps have 32 lanes (NVIDIA), else 64.
-#if defined(__CUDACC__)
-typedef unsigned int matchword;
-#else
-typedef unsigned long long matchword;
-#endif
-HK_DEVICE uint32_t popc_lanes(matchword m)
-{
-#if defined(__CUDACC__)
-    return (uint32_t)__popc(m);
-#else
-    return (uint32_t)__popcll(m);
-#endif
-}
 // The ranking's state per warp and digit (onesweep_kernel), one aligned pair
 // so that one shared load reads both: the warp's count of the digit so far
 // (then its exclusive prefix over the warps), and the lanes of the item being
 // ranked that hold the digit.
-struct alignas(2 * sizeof(matchword)) rank_cell {
+struct alignas(2 * sizeof(lane_word)) rank_cell {
     uint32_t count;
-    matchword lanes;
+    lane_word lanes;
 };
 
 // Written by plan_kernel, read by every pass: where each pass reads and
@@ -121,7 +111,9 @@ template <typename U> struct key_order {
     U positive, negative; // XOR masks for a clear and a set sign bit
     bool is_float;
     HK_DEVICE explicit key_order(int kind)
-        : positive(kind == KIND_UNSIGNED ? (U)0 : sign), negative(kind == KIND_FLOAT ? (U)~(U)0 : kind == KIND_SIGNED ? sign : (U)0),
+        : positive(kind == KIND_UNSIGNED ? (U)0 : sign), negative(kind == KIND_FLOAT    ? (U) ~(U)0
+                                                                  : kind == KIND_SIGNED ? sign
+                                                                                        : (U)0),
           is_float(kind == KIND_FLOAT)
     {
     }
@@ -129,8 +121,8 @@ template <typename U> struct key_order {
     {
         U key = (U)(raw ^ ((raw & sign) ? negative : positive));
         const U magnitude = (U)(raw & (U)~sign);
-        key = is_float && magnitude == 0 ? sign : key;                         // -0.0 and +0.0: one key
-        key = is_float && magnitude > float_bits<U>::inf ? (U)~(U)0 : key;      // NaN: after +inf
+        key = is_float && magnitude == 0 ? sign : key;                      // -0.0 and +0.0: one key
+        key = is_float && magnitude > float_bits<U>::inf ? (U) ~(U)0 : key; // NaN: after +inf
         return key;
     }
 };
@@ -144,7 +136,7 @@ template <typename U> HK_DEVICE U order_key(U raw, int kind)
 template <typename U> HK_DEVICE U max_key_raw(int kind)
 {
     constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-    return kind == KIND_SIGNED ? (U)~sign : (U)~(U)0; // all ones is a NaN for floats
+    return kind == KIND_SIGNED ? (U)~sign : (U) ~(U)0; // all ones is a NaN for floats
 }
 
 template <typename T> HK_DEVICE T block_exclusive_sum(T x, T *s_warp)
@@ -194,8 +186,8 @@ __global__ __launch_bounds__(SORT_BLOCK) void block_sort_kernel(const U *in, U *
     extern __shared__ uint64_t s_dynamic[];
     const int P = 1 << p_log2, cap = rows_per_block * P;
     U *s_raw = reinterpret_cast<U *>(s_dynamic);
-    uint32_t *s_pos = reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(s_dynamic) +
-                                                   ((size_t)cap * sizeof(U) + 15) / 16 * 16);
+    uint32_t *s_pos =
+        reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(s_dynamic) + ((size_t)cap * sizeof(U) + 15) / 16 * 16);
     const int t = (int)threadIdx.x;
     const U pad = max_key_raw<U>(kind);
     for (int64_t group = blockIdx.x; group * rows_per_block < R; group += gridDim.x) {
@@ -257,7 +249,7 @@ struct radix_params {
     int64_t final_indices_stride;
     uint64_t n, N; // keys, row length
     int kind, key_passes, passes;
-    unsigned lookback_ns; // look-back pauses, packed (backoff_poll/backoff_first; HIPKIT_LOOKBACK_NS)
+    unsigned lookback_ns;  // look-back pauses, packed (backoff_poll/backoff_first; HIPKIT_LOOKBACK_NS)
     uint64_t portion_keys; // a multiple of the pass kernel's tile
     const sort_ctrl *ctrl;
     const uint64_t *bases; // [portion][pass][digit]: where each digit's keys of the portion start
@@ -277,8 +269,8 @@ template <typename U, typename P> struct pass_io {
     const P *src_vals; // NULL: positions are generated (reading the input)
     U *dst_keys;       // NULL: keys not written (final pass, indices only)
     int64_t dst_keys_stride;
-    P *dst_vals;               // a scratch buffer, or NULL
-    int64_t *dst_indices;      // the final indices, or NULL
+    P *dst_vals;          // a scratch buffer, or NULL
+    int64_t *dst_indices; // the final indices, or NULL
     int64_t dst_indices_stride;
     uint64_t N;
     bool one_row; // positions are the indices (no division by N)
@@ -329,7 +321,8 @@ template <typename U, typename P> struct pass_io {
             if (dst_vals)
                 dst_vals[i] = v;
             if (dst_indices)
-                dst_indices[(int64_t)i * dst_indices_stride] = (int64_t)(one_row ? v : v % (P)N); // position within its row
+                dst_indices[(int64_t)i * dst_indices_stride] =
+                    (int64_t)(one_row ? v : v % (P)N); // position within its row
         } else {
             (void)i;
             (void)v;
@@ -391,7 +384,7 @@ __global__ __launch_bounds__(SORT_BLOCK) void histogram_kernel(radix_params p, u
             U v[VW];
         };
         uint64_t scalar_from = begin;
-        if (p.in_stride == 1 && aligned16(in) && begin % VW == 0) {
+        if (p.in_stride == 1 && hk_aligned16(in) && begin % VW == 0) {
             const vec *vin = reinterpret_cast<const vec *>(in);
             const uint64_t vend = end / VW;
             uint64_t i = begin / VW + t;
@@ -616,7 +609,7 @@ __global__ __launch_bounds__(SORT_BLOCK, MIN_BLOCKS) void onesweep_kernel(radix_
     // atomic OR of lane bits into the warp's cell for the digit; the lowest
     // peer then adds them to the cell's count and clears the lanes.
     rank_cell *my_cells = s_rank + warp * RADIX;
-    const matchword lane_bit = (matchword)1 << lane, below = lane_bit - 1;
+    const lane_word lane_bit = (lane_word)1 << lane, below = lane_bit - 1;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         rank_cell *cell = my_cells + dig[i];
@@ -760,17 +753,13 @@ template <typename W> __global__ void raw_copy_kernel(const W *src, W *dst, uint
 
 // ---- host side
 
+// The ordering of a dtype's keys (order_key), from its traits.
 int key_kind(hk_dtype dtype)
 {
-    switch (dtype) {
-    case HK_INT8:
-    case HK_INT32:
-    case HK_INT64: return KIND_SIGNED;
-    case HK_FLOAT16:
-    case HK_FLOAT32:
-    case HK_FLOAT64: return KIND_FLOAT;
-    default: return KIND_UNSIGNED;
-    }
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(dtype, [](auto tag) {
+        typedef hk_dt::traits<decltype(tag)::value> T;
+        return T::is_float ? (int)KIND_FLOAT : T::is_signed ? (int)KIND_SIGNED : (int)KIND_UNSIGNED;
+    });
 }
 
 size_t round_up(size_t bytes)
@@ -796,11 +785,12 @@ hkk_layout full_layout(const hkk_sort_args *a, int v, bool view_is_src)
     return out;
 }
 
-template <typename W> int raw_copy(const hkk_launch *l, const void *src, void *dst, uint64_t n, const hkk_layout &layout)
+template <typename W>
+int raw_copy(const hkk_launch *l, const void *src, void *dst, uint64_t n, const hkk_layout &layout)
 {
     dim3 grid = hk_grid_for(l, (size_t)n, SORT_BLOCK);
-    raw_copy_kernel<W><<<grid, SORT_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<const W *>(src),
-                                                                    static_cast<W *>(dst), n, layout);
+    raw_copy_kernel<W>
+        <<<grid, SORT_BLOCK, 0, hk_vendor_stream(l)>>>(static_cast<const W *>(src), static_cast<W *>(dst), n, layout);
     return hk_launch_error();
 }
 
@@ -820,9 +810,8 @@ template <typename U> int block_sort(const hkk_launch *l, const hkk_sort_args *a
     if (groups > most)
         groups = most;
     block_sort_kernel<U><<<dim3((unsigned)groups), SORT_BLOCK, shared, hk_vendor_stream(l)>>>(
-        static_cast<const U *>(a->in), static_cast<U *>(a->keys), a->indices, a->length, p_log2,
-        (int)rows_per_block, a->rows, a->rows_layout, a->last_stride[0], a->last_stride[1], a->last_stride[2],
-        key_kind(a->dtype));
+        static_cast<const U *>(a->in), static_cast<U *>(a->keys), a->indices, a->length, p_log2, (int)rows_per_block,
+        a->rows, a->rows_layout, a->last_stride[0], a->last_stride[1], a->last_stride[2], key_kind(a->dtype));
     return hk_launch_error();
 }
 
@@ -832,8 +821,7 @@ struct radix_plan {
     int key_passes, passes;
     uint64_t n, tile, portion_keys, portions, status_tiles;
     bool gather, keys_via_scratch, indices_via_scratch, keep_first;
-    size_t ctrl, hist, bases, lookback, keys_a, keys_b, vals_a, vals_b, gathered, final_keys, final_indices,
-        total;
+    size_t ctrl, hist, bases, lookback, keys_a, keys_b, vals_a, vals_b, gathered, final_keys, final_indices, total;
 };
 
 template <typename U, typename P> radix_plan make_plan(const hkk_sort_args *a)
@@ -965,8 +953,8 @@ template <typename U, typename P> int radix_sort(const hkk_launch *l, const hkk_
     if (he != hipSuccess)
         return (int)he;
     auto tiles_of = [&](uint64_t portion) {
-        const uint64_t len = pl.n - portion * pl.portion_keys < pl.portion_keys ? pl.n - portion * pl.portion_keys
-                                                                                 : pl.portion_keys;
+        const uint64_t len =
+            pl.n - portion * pl.portion_keys < pl.portion_keys ? pl.n - portion * pl.portion_keys : pl.portion_keys;
         return (len + pl.tile - 1) / pl.tile;
     };
     uint64_t launch = 0;
@@ -1052,31 +1040,27 @@ template <typename U> int sort_typed(const hkk_launch *l, const hkk_sort_args *a
     return (int)hipErrorInvalidValue;
 }
 
-} // namespace
+// Keys travel as their raw bits: one instantiation per width (hk_dt::bits_of).
+template <typename F> int dispatch_width(hk_dtype dtype, F &&f)
+{
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(
+        dtype, [&](auto tag) { return f(typename hk_dt::bits_of<decltype(tag)::value>::type()); });
+}
 
-#define HK_SORT_DISPATCH(dtype, fn, ...)                                                                               \
-    switch (dtype) {                                                                                                   \
-    case HK_BOOL:                                                                                                      \
-    case HK_INT8:                                                                                                      \
-    case HK_UINT8: return fn<uint8_t>(__VA_ARGS__);                                                                    \
-    case HK_FLOAT16: return fn<uint16_t>(__VA_ARGS__);                                                                 \
-    case HK_INT32:                                                                                                     \
-    case HK_UINT32:                                                                                                    \
-    case HK_FLOAT32: return fn<uint32_t>(__VA_ARGS__);                                                                 \
-    case HK_INT64:                                                                                                     \
-    case HK_UINT64:                                                                                                    \
-    case HK_FLOAT64: return fn<uint64_t>(__VA_ARGS__);                                                                 \
-    }
+} // namespace
 
 extern "C" size_t hkk_sort_scratch_bytes(const hkk_launch *l, const hkk_sort_args *a)
 {
     (void)l;
-    HK_SORT_DISPATCH(a->dtype, scratch_for, a);
-    return 0;
+    size_t bytes = 0;
+    dispatch_width(a->dtype, [&](auto bits) {
+        bytes = scratch_for<decltype(bits)>(a);
+        return 0;
+    });
+    return bytes;
 }
 
 extern "C" int hkk_sort(const hkk_launch *l, const hkk_sort_args *a, void *scratch)
 {
-    HK_SORT_DISPATCH(a->dtype, sort_typed, l, a, scratch);
-    return (int)hipErrorInvalidValue;
+    return dispatch_width(a->dtype, [&](auto bits) { return sort_typed<decltype(bits)>(l, a, scratch); });
 }

@@ -15,10 +15,13 @@
 // load and store is bounds-checked, so any M, N, K (K == 0 writes zeros). Batches (broadcast
 // batch strides of 0 included) run along the grid's z dimension; tiles are ordered in groups of
 // 8 tile rows so that blocks running together share a and b in L2.
-#include "gpu/gpu.h"
+#include "common/dispatch.h"
+#include "common/dtype_traits.h"
 #include "common/hipkit_device.h"
-#include "kernels_matmul.h"
 #include "common/launch.h"
+#include "gpu/device.h"
+#include "gpu/gpu.h"
+#include "matmul/matmul.h"
 
 namespace
 {
@@ -182,14 +185,8 @@ HK_DEVICE void tile_origin(const hkk_matmul_args &p, tile_grid grid, int bm, int
     *off_out = oo;
 }
 
-#if defined(HIPKIT_PLATFORM_NVIDIA)
-#define HK_GEMM_BOUNDS(threads) __launch_bounds__(threads, 2)
-#else
-#define HK_GEMM_BOUNDS(threads) __launch_bounds__(threads)
-#endif
-
 template <typename T, typename C, bool A_WALK_K, bool B_WALK_K>
-__global__ void HK_GEMM_BOUNDS((gemm_shape<T, C>::NT))
+__global__ void HK_LAUNCH_BOUNDS_MIN_BLOCKS((gemm_shape<T, C>::NT), 2)
     gemm_kernel(hkk_matmul_args p, tile_grid grid, int vec_a, int vec_b, int vec_out)
 {
     typedef gemm_shape<T, C> S;
@@ -386,5 +383,6 @@ template <typename T> int gemm_typed(const hkk_launch *l, const hkk_matmul_args 
 
 extern "C" int hkk_matmul(const hkk_launch *l, const hkk_matmul_args *p)
 {
-    HK_DISPATCH_FLOAT(p->dtype, gemm_typed, l, p);
+    return hk_dispatch::dispatch<HK_DTYPE_BIT(HK_FLOAT32) | HK_DTYPE_BIT(HK_FLOAT64)>(
+        p->dtype, [&](auto tag) { return gemm_typed<typename hk_dt::traits<decltype(tag)::value>::compute>(l, p); });
 }

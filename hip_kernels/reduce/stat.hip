@@ -1,7 +1,7 @@
-// reduce_stat.hip: ANY, ALL, VAR and STD of hk_reduce for the ten dtypes (the
-// kernels are in reduce_skeleton.h). ANY/ALL share one instantiation (ALL is
+// stat.hip: ANY, ALL, VAR and STD of hk_reduce for the ten dtypes (the
+// kernels are in skeleton.h). ANY/ALL share one instantiation (ALL is
 // "no element is zero"), as do VAR/STD (STD takes the square root at the end).
-#include "reduce_skeleton.h"
+#include "reduce/skeleton.h"
 
 namespace
 {
@@ -33,5 +33,6 @@ extern "C" int hkk__reduce_stat_family(const hkk_launch *l, hk_reduce_op op, hk_
                                        size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    HKR_DISPATCH_DTYPE(in_dtype, stat_family, op, call)
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype,
+                                                [&](auto tag) { return stat_family<decltype(tag)::value>(op, call); });
 }

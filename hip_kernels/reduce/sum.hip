@@ -1,6 +1,6 @@
-// reduce_sum.hip: SUM, PROD and MEAN of hk_reduce for the ten dtypes (the
-// kernels are in reduce_skeleton.h).
-#include "reduce_skeleton.h"
+// sum.hip: SUM, PROD and MEAN of hk_reduce for the ten dtypes (the
+// kernels are in skeleton.h).
+#include "reduce/skeleton.h"
 
 namespace
 {
@@ -26,5 +26,6 @@ extern "C" int hkk__reduce_sum_family(const hkk_launch *l, hk_reduce_op op, hk_d
                                       size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    HKR_DISPATCH_DTYPE(in_dtype, sum_family, op, call, layout->count)
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(
+        in_dtype, [&](auto tag) { return sum_family<decltype(tag)::value>(op, call, layout->count); });
 }

@@ -1,10 +1,13 @@
-// reduce.hip: the full sum. Pass one: each block reduces a grid-stride slice
-// (16-byte loads where aligned) into one partial; pass two: one block reduces
-// the partials. Two launches on one stream, no atomics, deterministic order.
-#include "gpu/gpu.h"
-#include "common/hipkit_device.h"
-#include "kernels.h"
+// whole_sum.hip: the sum of a whole contiguous float array, hk_reduce's path
+// for large ones (src/kinds/gpu_ops.c chooses it). Pass one: each block reduces
+// a grid-stride slice (16-byte loads where aligned) into one partial; pass two:
+// one block reduces the partials. Two launches on one stream, no atomics,
+// deterministic order; the adds are hk_ops::op_add.
+#include "common/dispatch.h"
+#include "common/dtype_traits.h"
 #include "common/launch.h"
+#include "common/ops.h"
+#include "reduce/reduce.h"
 
 namespace
 {
@@ -21,6 +24,7 @@ template <typename T> size_t sum_blocks(const hkk_launch *l, size_t n)
 template <typename T> __global__ void sum_partial_kernel(const T *x, size_t n, T *partials, bool vectorized)
 {
     __shared__ T scratch[32];
+    const hk_ops::op_add add;
     T acc = T(0);
     size_t start = 0;
     if (vectorized) {
@@ -38,15 +42,15 @@ template <typename T> __global__ void sum_partial_kernel(const T *x, size_t n, T
             v16 v = vx[i];
 #pragma unroll
             for (int k = 0; k < W; k++)
-                lane_acc[k] += v.v[k];
+                lane_acc[k] = add(lane_acc[k], v.v[k]);
         }
 #pragma unroll
         for (int k = 0; k < W; k++)
-            acc += lane_acc[k];
+            acc = add(acc, lane_acc[k]);
         start = nvec * W;
     }
     for (size_t i = start + hk_global_index(); i < n; i += hk_grid_stride())
-        acc += x[i];
+        acc = add(acc, x[i]);
     acc = hk_block_sum(acc, scratch);
     if (threadIdx.x == 0)
         partials[blockIdx.x] = acc;
@@ -55,9 +59,10 @@ template <typename T> __global__ void sum_partial_kernel(const T *x, size_t n, T
 template <typename T> __global__ void sum_final_kernel(const T *partials, size_t count, T *result)
 {
     __shared__ T scratch[32];
+    const hk_ops::op_add add;
     T acc = T(0);
     for (size_t i = threadIdx.x; i < count; i += blockDim.x)
-        acc += partials[i];
+        acc = add(acc, partials[i]);
     acc = hk_block_sum(acc, scratch);
     if (threadIdx.x == 0)
         *result = acc;
@@ -93,16 +98,21 @@ template <typename T> size_t scratch_typed(const hkk_launch *l, size_t n)
 
 } // namespace
 
-extern "C" size_t hkk_sum_scratch_bytes(const hkk_launch *l, hk_dtype dtype, size_t n)
+constexpr unsigned kFloats = HK_DTYPE_BIT(HK_FLOAT32) | HK_DTYPE_BIT(HK_FLOAT64);
+
+extern "C" size_t hkk_whole_sum_scratch_bytes(const hkk_launch *l, hk_dtype dtype, size_t n)
 {
-    switch (dtype) {
-    case HK_FLOAT32: return scratch_typed<float>(l, n);
-    case HK_FLOAT64: return scratch_typed<double>(l, n);
-    default: return 0;
-    }
+    size_t bytes = 0;
+    (void)hk_dispatch::dispatch<kFloats>(dtype, [&](auto tag) {
+        bytes = scratch_typed<typename hk_dt::traits<decltype(tag)::value>::stored>(l, n);
+        return 0;
+    });
+    return bytes;
 }
 
-extern "C" int hkk_sum(const hkk_launch *l, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result)
+extern "C" int hkk_whole_sum(const hkk_launch *l, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result)
 {
-    HK_DISPATCH_FLOAT(dtype, sum_typed, l, n, x, scratch, result);
+    return hk_dispatch::dispatch<kFloats>(dtype, [&](auto tag) {
+        return sum_typed<typename hk_dt::traits<decltype(tag)::value>::stored>(l, n, x, scratch, result);
+    });
 }

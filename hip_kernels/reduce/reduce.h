@@ -1,13 +1,13 @@
-/* kernels_reduce.h: C entry points of the reduction kernels (hk_reduce),
+/* reduce.h: C entry points of the reduction kernels (hk_reduce, this folder),
  * called by the GPU backend. The host (src/reduce.c) validates the views and
  * hands over a normalised layout; the kernels choose their launch shape. */
-#ifndef HIPKIT_KERNELS_REDUCE_H
-#define HIPKIT_KERNELS_REDUCE_H
+#ifndef HIPKIT_REDUCE_H
+#define HIPKIT_REDUCE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels.h"
+#include "../common/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,8 +50,15 @@ size_t hkk_reduce_scratch_bytes(const hkk_launch *launch, hk_reduce_op op, hk_dt
 int hkk_reduce(const hkk_launch *launch, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out, void *scratch,
                const hkk_reduce_layout *layout, int ddof);
 
-/* The per-file halves of the two calls above (reduce_*.hip): with `query`
- * non-NULL they store the scratch bytes there and launch nothing. */
+/* The sum of all n elements of a contiguous float32/float64 array into *result (0 for n == 0), with
+ * scratch of hkk_whole_sum_scratch_bytes (whole_sum.hip): one pass over the data, the partials in a
+ * second launch. */
+size_t hkk_whole_sum_scratch_bytes(const hkk_launch *launch, hk_dtype dtype, size_t n);
+int hkk_whole_sum(const hkk_launch *launch, hk_dtype dtype, size_t n, const void *x, void *scratch, void *result);
+
+/* The per-file halves of the two calls above (sum, minmax, arg and stat.hip):
+ * with `query` non-NULL they store the scratch bytes there and launch
+ * nothing. */
 int hkk__reduce_sum_family(const hkk_launch *launch, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,
                            void *scratch, const hkk_reduce_layout *layout, int ddof, size_t *query);
 int hkk__reduce_minmax_family(const hkk_launch *launch, hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out,

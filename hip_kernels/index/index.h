@@ -1,41 +1,14 @@
-/* kernels_matmul.h: C entry points of the matmul family's kernels (matmul.hip, take.hip), called by the
- * GPU backend (src/matmul_gpu.c). Each launches on `launch->stream` and returns the vendor error code
- * (0 = success) after checking the launch error. Arguments arrive validated by src/matmul.c. */
-#ifndef HIPKIT_KERNELS_MATMUL_H
-#define HIPKIT_KERNELS_MATMUL_H
+/* index.h: C entry points of the index kernels: numpy.take's gather
+ * (take.hip) and hk_put's scatter (put.hip), called by the GPU backend with
+ * arguments validated and laid out by src/matmul.c (take) and src/put.c. */
+#ifndef HIPKIT_INDEX_H
+#define HIPKIT_INDEX_H
 
-#include "kernels.h"
+#include "../common/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define HKK_MATMUL_MAX_BATCH (HK_MAX_DIMS - 2)
-
-/* out[z][i][j] = sum_p a[z][i][p] * b[z][p][j] for every batch index z, i < m, j < n. All strides count
- * elements; a[z][i][p] is at a + a_batch(z) + i * a_rs + p * a_cs, and so on. The batch index z runs
- * over batch_shape (C order; batch_count = the product, 1 when batch_ndim == 0); the batch strides are
- * already broadcast (0 where an operand repeats). Strides of extent-1 dimensions are 0. m, n >= 1;
- * k >= 0 (k == 0 writes zeros). dtype float32 or float64. */
-typedef struct hkk_matmul_args {
-    hk_dtype dtype;
-    int64_t m, n, k;
-    const void *a;
-    int64_t a_rs, a_cs;
-    const void *b;
-    int64_t b_rs, b_cs;
-    void *out;
-    int64_t o_rs, o_cs;
-    int batch_ndim;
-    int64_t batch_count;
-    int64_t batch_shape[HKK_MATMUL_MAX_BATCH];
-    int64_t a_bs[HKK_MATMUL_MAX_BATCH];
-    int64_t b_bs[HKK_MATMUL_MAX_BATCH];
-    int64_t o_bs[HKK_MATMUL_MAX_BATCH];
-} hkk_matmul_args;
-
-/* The register-tiled GEMM (hipkit's own engine). */
-int hkk_matmul(const hkk_launch *launch, const hkk_matmul_args *args);
 
 /* numpy.take over a coalesced layout of out's dimensions. Each dimension d of `shape` walks in, indices
  * and out with the strides given (in units of `unit_bytes`, except idx_strides, which count int64
@@ -47,7 +20,7 @@ typedef struct hkk_take_args {
     void *out;
     const int64_t *indices;
     int unit_bytes;
-    int mode; /* hk_take_mode */
+    int mode;      /* hk_take_mode */
     int64_t count; /* units of out */
     int64_t axis_size;
     int64_t axis_stride;
@@ -69,8 +42,8 @@ int hkk_take(const hkk_launch *launch, const hkk_take_args *args);
  * C-order position p < idx_count whose index is outside [-axis_size, axis_size). */
 int hkk_take_check(const hkk_launch *launch, const hkk_take_args *args, unsigned long long *first_bad);
 
-/* ---- put (issue 5): hk_put's scatter (put.hip), called by the GPU backend (src/backend_gpu.c) with
- * arguments validated and laid out by src/put.c. Each dimension d of `shape` (values' dimensions,
+/* hk_put's scatter (put.hip), called by the GPU backend (src/backend_gpu.c) with arguments validated
+ * and laid out by src/put.c. Each dimension d of `shape` (values' dimensions,
  * coalesced) walks values, indices and out with the strides given (units of `unit_bytes`, except
  * idx_strides, which count int64 elements). The index j read at the indices offset is normalised by
  * `mode` against axis_size; then, along an axis, j * axis_stride (units) is added to the out offset;
