@@ -10,6 +10,7 @@
 
 #include "../../hip_kernels/elementwise/elementwise.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/handles.h"
 #include "kinds/kind.h"
 #include "ops/elementwise.h"

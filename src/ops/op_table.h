@@ -11,8 +11,6 @@
 const hk_op_info *hk__op_row(hk_op op);
 /* Whether the op's result is bool whatever T is (HK_RULE_TO_BOOL, HK_RULE_FLOAT_TO_BOOL). */
 bool hk__op_gives_bool(const hk_op_info *row);
-/* Bytes per element of a dtype; 0 for a value that is not one (nothing recorded: for checks on hot paths). */
-size_t hk__dtype_bytes(hk_dtype dtype);
 /* "float16, float32, float64" for a dtype mask, into buf. */
 const char *hk__dtype_list(uint32_t mask, char *buf, size_t size);
 

@@ -1,6 +1,6 @@
 /* random.c: the random-number entry points (Philox4x32-10; hipkit.h defines
  * which bits each element gets): validate dtype, parameters, pointer and
- * stream, as ops.c does for the other kernels, then the kind's random_numbers. */
+ * stream, as the other op families do, then the kind's random_numbers. */
 #include <float.h>
 #include <math.h>
 
@@ -44,7 +44,7 @@ static hk_status check_interval(const char *fn, double low, double high, hk_dtyp
     return HK_SUCCESS;
 }
 
-/* dst for n elements: present, aligned, inside the address space (as ops.c checks arrays). */
+/* dst for n elements: present, aligned, inside the address space. */
 static hk_status check_dst(const char *fn, const void *dst, hk_dtype dtype, size_t n)
 {
     const size_t size = dtype == HK_FLOAT32 ? 4 : 8;

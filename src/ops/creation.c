@@ -1,39 +1,13 @@
-/* ops.c: the dtypes' names and sizes, and the creation ops hk_fill (a map of one host value over any view,
- * run by the elementwise kernels) and hk_iota (1-d arange): validated here, then the current kind's table. */
+/* creation.c: the creation ops hk_fill (a map of one host value over any view, run by the elementwise
+ * kernels) and hk_iota (1-d arange): validated here, then the current kind's table. */
 #include <string.h>
 
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/handles.h"
 #include "kinds/kind.h"
 #include "ops/elementwise.h"
-#include "ops/op_table.h"
 #include "ops/view_check.h"
-
-static const size_t dtype_sizes[] = {1, 1, 1, 4, 4, 8, 8, 2, 4, 8};
-static const char *const dtype_names[] = {"bool",  "int8",   "uint8",   "int32",   "uint32",
-                                          "int64", "uint64", "float16", "float32", "float64"};
-#define DTYPE_COUNT (sizeof dtype_sizes / sizeof dtype_sizes[0])
-
-const char *hk_dtype_name(hk_dtype dtype)
-{
-    return (unsigned)dtype < DTYPE_COUNT ? dtype_names[dtype] : "invalid";
-}
-
-size_t hk__dtype_bytes(hk_dtype dtype)
-{
-    return (unsigned)dtype < DTYPE_COUNT ? dtype_sizes[dtype] : 0;
-}
-
-hk_status hk_dtype_size(hk_dtype dtype, size_t *bytes)
-{
-    if (!bytes)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", "bytes must not be NULL");
-    if ((unsigned)dtype >= DTYPE_COUNT)
-        return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", "dtype %d is not a hk_dtype (0..%d)", (int)dtype,
-                        (int)DTYPE_COUNT - 1);
-    *bytes = dtype_sizes[dtype];
-    return hk__ok();
-}
 
 /* The stream (a stale handle is an error even when there is no work), then a device when there is work. */
 static hk_status begin(const char *fn, hk_stream stream, size_t n, void **vendor_stream)
@@ -71,7 +45,7 @@ hk_status hk_fill(const hk_array *out, const void *value, hk_stream stream)
     call.n_inputs = 1;
     call.n = n;
     call.scalar_mask = 1u;
-    memcpy(&call.scalar[0], value, dtype_sizes[out->dtype]);
+    memcpy(&call.scalar[0], value, hk__dtype_bytes(out->dtype));
     if (out->dtype == HK_BOOL)
         call.scalar[0] = call.scalar[0] != 0;
     hk__elementwise_walk(out, &call);
