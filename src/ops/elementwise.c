@@ -130,7 +130,8 @@ static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *
 
 /* The short path: every device operand C-contiguous with out's shape and a known dtype, aligned, inside the
  * address space; host scalars present; inputs equal to out or apart from it; at least one element. Fills
- * `call` as one flat dimension and returns true; false sends the call to the general path, which checks
+ * `call` as one flat dimension (host scalars only marked in scalar_mask: their values are read after the
+ * dtype check) and returns true; false sends the call to the general path, which checks
  * everything again and words any error. */
 static bool contiguous_call(const hk_array *inputs, int arity, const hk_array *out, hkk_ew_call *call)
 {
@@ -160,7 +161,7 @@ static bool contiguous_call(const hk_array *inputs, int arity, const hk_array *o
         if (in_item == 0 || !in->data)
             return false;
         if (in->ndim == HK_HOST_SCALAR) {
-            take_scalar(call, k, in);
+            call->scalar_mask |= 1u << k; /* its value is read once its dtype has been checked */
             continue;
         }
         if (in->ndim != ndim)
@@ -209,6 +210,9 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
     void *vendor_stream = NULL;
     if (contiguous_call(inputs, arity, out, &call)) {
         HK_TRY(check_dtypes(fn, row, inputs, out, &t));
+        for (int k = 0; k < arity; k++)
+            if (call.scalar_mask & (1u << k))
+                take_scalar(&call, k, &inputs[k]);
         if (stream)
             HK_TRY(hk__resolve_stream(fn, stream, &vendor_stream));
         call.op = op;
