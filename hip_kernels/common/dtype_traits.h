@@ -12,7 +12,9 @@
 
 #include "hipkit/hipkit.h"
 
-#if !defined(HKR_EMULATION)
+#if defined(HKC_HOST)
+#include "cpu/host.h"
+#elif !defined(HKR_EMULATION)
 #include "gpu/device.h"
 #endif
 

@@ -14,7 +14,11 @@
 
 #include <type_traits>
 
+#if defined(HKC_HOST)
+#include "cpu/host.h"
+#else
 #include "common/hipkit_device.h"
+#endif
 
 namespace hk_ops
 {

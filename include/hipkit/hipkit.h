@@ -1,5 +1,6 @@
 /* hipkit.h: the whole public C API of hipkit, a small portable GPU compute
- * library over the HIP runtime (AMD) and the CUDA runtime (NVIDIA).
+ * library over the HIP runtime (AMD) and the CUDA runtime (NVIDIA), with the
+ * host CPU as one more device.
  * C99, no vendor type appears here. Every function returns hk_status;
  * results go through pointer arguments; hk_last_error() explains failures. */
 #ifndef HIPKIT_H
@@ -33,7 +34,7 @@ extern "C" {
 typedef enum hk_status {
     HK_SUCCESS = 0,
     HK_ERROR_INVALID_ARGUMENT = 1, /* NULL, size, overflow, dtype or op out of range */
-    HK_ERROR_NO_DEVICE = 2,        /* no GPU (or no driver) on this machine */
+    HK_ERROR_NO_DEVICE = 2,        /* a GPU was asked for, and there is none (or no driver) on this machine */
     HK_ERROR_INVALID_DEVICE = 3,   /* device id out of range */
     HK_ERROR_OUT_OF_MEMORY = 4,    /* device or pinned memory exhausted, or pool limit reached */
     HK_ERROR_INVALID_HANDLE = 5,   /* stream/event handle unknown or already destroyed */
@@ -71,29 +72,54 @@ HK_API hk_status hk_runtime_version(int *version);
 
 /* ---------------------------------------------------------------- devices */
 
+/* Devices are numbered from 0: the GPUs first (0 .. G-1, as the vendor runtime numbers them), then
+ * the host CPU as device G, always present. So hk_device_count is at least 1, and on a machine with
+ * no GPU (or no driver) the CPU device is device 0. */
+typedef enum hk_device_kind {
+    HK_DEVICE_KIND_GPU = 0,
+    HK_DEVICE_KIND_CPU = 1 /* the host CPU: "device" memory is host memory, streams are worker threads */
+} hk_device_kind;
+
+/* "gpu" or "cpu"; "unknown" for any other value. Never NULL. */
+HK_API const char *hk_device_kind_name(hk_device_kind kind);
+
 #define HK_DEVICE_NAME_MAX 256
 #define HK_DEVICE_ARCH_MAX 64
 
+/* For the CPU device: name "CPU: <model>" (from /proc/cpuinfo, else the machine), arch "host",
+ * multiprocessor_count the online cores, warp_size 1, max_threads_per_block 1024 (the block a user
+ * kernel may have there, once the CPU device runs them), total and free memory the system's (free:
+ * MemAvailable), shared_memory_per_block 64 KiB, l2_cache_size the first core's L2 (0 if unknown),
+ * compute_major/minor 0, pci_bus_id -1. */
 typedef struct hk_device_info {
     int device;                    /* ordinal */
-    char name[HK_DEVICE_NAME_MAX]; /* "NVIDIA H200", "AMD Instinct MI250X" */
-    char arch[HK_DEVICE_ARCH_MAX]; /* "sm_90", "gfx90a" */
-    int multiprocessor_count;      /* SMs (NVIDIA) or CUs (AMD) */
-    int warp_size;                 /* 32 on NVIDIA, 64 on most AMD GPUs */
+    hk_device_kind kind;           /* a GPU or the host CPU */
+    char name[HK_DEVICE_NAME_MAX]; /* "NVIDIA H200", "AMD Instinct MI250X", "CPU: AMD EPYC 7763 64-Core Processor" */
+    char arch[HK_DEVICE_ARCH_MAX]; /* "sm_90", "gfx90a"; "host" for the CPU device */
+    int multiprocessor_count;      /* SMs (NVIDIA) or CUs (AMD); cores for the CPU device */
+    int warp_size;                 /* 32 on NVIDIA, 64 on most AMD GPUs, 1 on the CPU device */
     int max_threads_per_block;
     size_t total_memory;            /* bytes */
     size_t free_memory;             /* bytes, at the time of the call */
     size_t shared_memory_per_block; /* bytes */
     size_t l2_cache_size;           /* bytes */
-    int compute_major;              /* compute capability (NVIDIA) or gfx major */
+    int compute_major;              /* compute capability (NVIDIA) or gfx major; 0 for the CPU device */
     int compute_minor;
-    int pci_bus_id;
+    int pci_bus_id; /* -1 for the CPU device */
 } hk_device_info;
 
-/* Number of GPUs visible. 0 (and HK_SUCCESS) on a machine with no GPU or no driver. */
+/* Number of devices: the GPUs visible plus the CPU device, so at least 1 (the GPUs may be 0: no GPU
+ * or no driver). */
 HK_API hk_status hk_device_count(int *count);
+/* Number of GPUs visible (devices 0 .. count-1); 0 (and HK_SUCCESS) with no GPU or no driver. */
+HK_API hk_status hk_gpu_count(int *count);
 HK_API hk_status hk_device_get_info(int device, hk_device_info *info);
-/* Select the device for the calling host thread (default 0). */
+/* Select the device for the calling host thread. A thread starts on the default device: the one the
+ * environment variable HIPKIT_DEVICE names (read once per process: "cpu", "gpu" for device 0 as a
+ * GPU, or an ordinal), else device 0 (the first GPU, or the CPU device when there is none). When
+ * HIPKIT_DEVICE names no device here ("gpu" without a GPU: HK_ERROR_NO_DEVICE; an ordinal out of
+ * range or any other text: HK_ERROR_INVALID_DEVICE), every call that needs the current device
+ * fails with a sentence naming the variable, until the thread calls hk_device_set. */
 HK_API hk_status hk_device_set(int device);
 HK_API hk_status hk_device_get(int *device);
 /* Wait for all work on the current device. */
@@ -160,7 +186,8 @@ HK_API hk_status hk_pool_set_limit(int device, size_t bytes);
 HK_API hk_status hk_pool_trim(int device, size_t keep_bytes);
 
 /* Page-locked (pinned) host memory, pooled. Free only after the copies that
- * use it have completed. */
+ * use it have completed. On a machine without a GPU it is plain (pageable)
+ * host memory: the CPU device's copies need nothing more. */
 HK_API hk_status hk_host_malloc(void **ptr, size_t bytes);
 HK_API hk_status hk_host_free(void *ptr);
 /* Give every cached (free) pinned block back to the system. */
@@ -499,15 +526,16 @@ HK_API hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_
 typedef enum hk_matmul_engine {
     HK_MATMUL_AUTO = 0,  /* the vendor BLAS when hipkit was built with one and it loads, else the own kernel */
     HK_MATMUL_OWN = 1,   /* hipkit's tiled HIP kernel */
-    HK_MATMUL_VENDOR = 2 /* cuBLAS (CUDA) / rocBLAS (ROCm); HK_ERROR_NOT_SUPPORTED if absent */
+    HK_MATMUL_VENDOR = 2 /* cuBLAS (CUDA) / rocBLAS (ROCm); HK_ERROR_NOT_SUPPORTED if absent or on the CPU device */
 } hk_matmul_engine;
 
-/* Whether the vendor BLAS is usable here (built with it, and the library loads): 1 or 0. The library is
+/* Whether the vendor BLAS is usable on the current device (a GPU, hipkit built with it, and the library
+ * loads): 1 or 0; 0 on the CPU device, which has no BLAS yet. The library is
  * opened on first use with dlopen (libcublas.so.13, .so.12 or libcublas.so on NVIDIA; librocblas.so.5,
  * .4, .3, .0 or librocblas.so on AMD, which must use the same HIP runtime as hipkit), never linked, so
  * hipkit loads without it. CMake's HIPKIT_VENDOR_BLAS=OFF builds without the vendor path; the
  * environment variable HIPKIT_VENDOR_BLAS=0 (read once, at the first matmul call) turns it off at run
- * time. Does not need a GPU: a library that loads counts as available. */
+ * time. */
 HK_API hk_status hk_matmul_vendor_available(int *available);
 
 /* out = a @ b, NumPy's matmul for ndim >= 2: a (..., M, K), b (..., K, N), out (..., M, N); the batch

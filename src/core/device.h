@@ -6,11 +6,19 @@
 #include "core/device_state.h"
 #include "core/status.h"
 
-/* Number of devices, discovered on the first call. 0 when there is no GPU or no driver. */
+/* Number of devices, discovered on the first call: the GPUs, then the CPU device (0 only when even
+ * the host could not be set up). */
 int hk__device_count(void);
-/* HK_SUCCESS if at least one GPU exists, else records HK_ERROR_NO_DEVICE for `function`. */
+/* Number of GPUs (devices 0 .. count-1). */
+int hk__gpu_device_total(void);
+/* HK_SUCCESS when the calling thread has a usable current device (it has none while HIPKIT_DEVICE
+ * names no device here and the thread has not called hk_device_set), else records why for
+ * `function`. Every call that works on the current device makes this check first. */
+hk_status hk__require_device(const char *function);
+/* As hk__require_device, and the current device is a GPU (HK_ERROR_NO_DEVICE without one,
+ * HK_ERROR_NOT_SUPPORTED on the CPU device): for the calls only a GPU can serve. */
 hk_status hk__require_gpu(const char *function);
-/* Validates an ordinal (and that a GPU exists). */
+/* Validates an ordinal. */
 hk_status hk__check_device(const char *function, int device);
 /* The calling thread's vendor work goes to `device` (hk__current_device() stays as it is). */
 hk_status hk__activate_device(const char *function, int device);

@@ -1,15 +1,16 @@
-/* device_state.c: the recorded devices and the calling thread's current device. */
+/* device_state.c: the recorded devices, the default device and the calling thread's current device. */
 #include <stdatomic.h>
 
 #include "core/device_state.h"
 
-static _Thread_local int current_device;
+static _Thread_local int current_device = -1; /* -1: not chosen, the default device */
 static hk__device_entry *devices;
+static int default_device;
 static atomic_int device_count; /* published after `devices`, for threads that did not run discovery */
 
 int hk__current_device(void)
 {
-    return current_device;
+    return current_device >= 0 ? current_device : default_device;
 }
 
 void hk__set_current_device(int device)
@@ -17,9 +18,15 @@ void hk__set_current_device(int device)
     current_device = device;
 }
 
-void hk__record_devices(int count, hk__device_entry *entries)
+bool hk__current_device_chosen(void)
+{
+    return current_device >= 0;
+}
+
+void hk__record_devices(int count, hk__device_entry *entries, int default_ordinal)
 {
     devices = entries;
+    default_device = default_ordinal;
     atomic_store_explicit(&device_count, count, memory_order_release);
 }
 
@@ -38,4 +45,11 @@ const char *hk__device_name(int device)
 const hk__device_props *hk__device_properties(int device)
 {
     return &devices[device].props;
+}
+
+const struct hk__kind *hk__device_kind_table(int device)
+{
+    if (device < 0 || device >= hk__recorded_device_count())
+        return NULL;
+    return devices[device].kind;
 }

@@ -130,7 +130,7 @@ hk_status hk__resolve_stream(const char *function, hk_stream stream, void **vend
 {
     if (!stream) {
         *vendor_stream = NULL; /* the current device's default stream */
-        return hk__require_gpu(function);
+        return hk__require_device(function);
     }
     int device;
     if (!hk__handle_lookup(HK__HANDLE_STREAM, (uintptr_t)stream, vendor_stream, &device))

@@ -11,6 +11,8 @@
 #include "core/settings.h"
 
 typedef enum setting {
+    DEVICE,
+    CPU_THREADS,
     CACHE_DIR,
     CACHE_DISABLE,
     VENDOR_BLAS,
@@ -32,6 +34,10 @@ static const struct {
     const char *meaning;
     bool benchmark_only;
 } table[] = {
+    [DEVICE] = {"HIPKIT_DEVICE", "the first GPU, else the CPU device",
+                "each thread's first device: cpu, gpu (the first GPU, which must exist) or an ordinal", false},
+    [CPU_THREADS] = {"HIPKIT_CPU_THREADS", "the online cores",
+                     "threads the CPU device spreads one op over (1..1024)", false},
     [CACHE_DIR] = {"HIPKIT_CACHE_DIR", "$XDG_CACHE_HOME/hipkit, else $HOME/.cache/hipkit",
                    "the folder of the on-disk cache of run-time-compiled kernels", false},
     [CACHE_DISABLE] = {"HIPKIT_CACHE_DISABLE", "unset", "any value but 0 (or empty) turns the on-disk cache off",
@@ -72,6 +78,41 @@ static long whole_number(setting s, long lo, long hi, long fallback)
     char *end = NULL;
     long v = strtol(text, &end, 10);
     return *end == '\0' && v >= lo && v <= hi ? v : fallback;
+}
+
+/* ------------------------------------------------------------------ devices */
+
+static pthread_once_t device_once = PTHREAD_ONCE_INIT;
+static char device_text[64];
+static bool device_given;
+
+static void read_device(void)
+{
+    const char *text = text_of(DEVICE);
+    device_given = text && *text;
+    if (device_given)
+        snprintf(device_text, sizeof device_text, "%s", text);
+}
+
+const char *hk__settings_device(void)
+{
+    pthread_once(&device_once, read_device);
+    return device_given ? device_text : NULL;
+}
+
+static pthread_once_t cpu_threads_once = PTHREAD_ONCE_INIT;
+static int cpu_threads;
+
+static void read_cpu_threads(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_threads = (int)whole_number(CPU_THREADS, 1, 1024, cores > 0 ? cores : 1);
+}
+
+int hk__settings_cpu_threads(void)
+{
+    pthread_once(&cpu_threads_once, read_cpu_threads);
+    return cpu_threads;
 }
 
 /* ---------------------------------------------------------------- the cache */

@@ -8,6 +8,13 @@
 
 struct hkk_tuning; /* hip_kernels/common/kernels.h */
 
+/* HIPKIT_DEVICE as given (at most 63 characters kept), NULL when unset or empty; src/core/device.c
+ * says what it means. */
+const char *hk__settings_device(void);
+
+/* Threads the CPU device's skeletons spread one op over: HIPKIT_CPU_THREADS, else the online cores. */
+int hk__settings_cpu_threads(void);
+
 /* The run-time compilation cache's folder: HIPKIT_CACHE_DIR, else $XDG_CACHE_HOME/hipkit, else
  * $HOME/.cache/hipkit; NULL when HIPKIT_CACHE_DISABLE turns the cache off or no folder is known. */
 const char *hk__settings_cache_dir(void);

@@ -4,14 +4,29 @@
 #include "kinds/kind.h"
 #include "memory/pool.h"
 
-static hk_status resolve_event(const char *function, hk_event event, void **vendor_event)
+/* The kind's event of a live handle, and the table of the device it was created on. */
+static hk_status resolve_event(const char *function, hk_event event, void **vendor_event, const hk__kind **kind)
 {
     if (!event)
         return hk__fail(HK_ERROR_INVALID_HANDLE, function, "event is NULL");
     int device;
     if (!hk__handle_lookup(HK__HANDLE_EVENT, (uintptr_t)event, vendor_event, &device))
         return hk__stale_handle(function, "event", event);
+    *kind = hk__kind_of(device);
     return HK_SUCCESS;
+}
+
+/* A stream waits only for events of its own kind of device (a GPU's for a GPU, the CPU device's for
+ * the CPU device). */
+static hk_status same_kind(const char *function, const hk__kind *event_kind, const char *what)
+{
+    if (event_kind == hk__kind_current())
+        return HK_SUCCESS;
+    return hk__fail(HK_ERROR_INVALID_ARGUMENT, function,
+                    "the event belongs to a %s device and %s to a %s device (device %d); order work between a GPU "
+                    "and the CPU device with hk_stream_synchronize or hk_event_synchronize on the host",
+                    hk_device_kind_name(event_kind->device_kind), what,
+                    hk_device_kind_name(hk__kind_current()->device_kind), hk__current_device());
 }
 
 /* ----------------------------------------------------------------- streams */
@@ -21,7 +36,7 @@ hk_status hk_stream_create(hk_stream *stream)
     static const char fn[] = "hk_stream_create";
     if (!stream)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "stream must not be NULL");
-    hk_status s = hk__require_gpu(fn);
+    hk_status s = hk__require_device(fn);
     if (s != HK_SUCCESS)
         return s;
     const hk__kind *kind = hk__kind_current();
@@ -46,7 +61,7 @@ hk_status hk_stream_destroy(hk_stream stream)
     int device;
     if (!hk__handle_remove(HK__HANDLE_STREAM, (uintptr_t)stream, &vendor, &device))
         return hk__stale_handle(fn, "stream", stream);
-    const hk__kind *kind = hk__kind_current();
+    const hk__kind *kind = hk__kind_of(device);
     int previous = hk__current_device();
     hk_status s = HK_SUCCESS;
     if (device != previous && (s = hk__activate_device(fn, device)) != HK_SUCCESS)
@@ -94,12 +109,14 @@ hk_status hk_stream_wait_event(hk_stream stream, hk_event event)
 {
     static const char fn[] = "hk_stream_wait_event";
     void *vendor_event;
-    hk_status s = resolve_event(fn, event, &vendor_event);
+    const hk__kind *event_kind;
+    hk_status s = resolve_event(fn, event, &vendor_event, &event_kind);
     if (s != HK_SUCCESS)
         return s;
     void *vendor;
     if ((s = hk__resolve_stream(fn, stream, &vendor)) != HK_SUCCESS)
         return s;
+    HK_TRY(same_kind(fn, event_kind, "the stream"));
     s = hk__kind_current()->stream_wait_event(fn, vendor, vendor_event);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
@@ -110,7 +127,7 @@ hk_status hk_stream_get_device(hk_stream stream, int *device)
     if (!device)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "device must not be NULL");
     if (!stream) {
-        hk_status s = hk__require_gpu(fn);
+        hk_status s = hk__require_device(fn);
         if (s != HK_SUCCESS)
             return s;
         *device = hk__current_device();
@@ -129,7 +146,7 @@ hk_status hk_event_create(hk_event *event)
     static const char fn[] = "hk_event_create";
     if (!event)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "event must not be NULL");
-    hk_status s = hk__require_gpu(fn);
+    hk_status s = hk__require_device(fn);
     if (s != HK_SUCCESS)
         return s;
     const hk__kind *kind = hk__kind_current();
@@ -154,7 +171,7 @@ hk_status hk_event_destroy(hk_event event)
     int device;
     if (!hk__handle_remove(HK__HANDLE_EVENT, (uintptr_t)event, &object, &device))
         return hk__stale_handle(fn, "event", event);
-    hk_status s = hk__kind_current()->event_destroy(fn, object);
+    hk_status s = hk__kind_of(device)->event_destroy(fn, object);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
@@ -181,10 +198,11 @@ hk_status hk_event_synchronize(hk_event event)
 {
     static const char fn[] = "hk_event_synchronize";
     void *vendor;
-    hk_status s = resolve_event(fn, event, &vendor);
+    const hk__kind *kind;
+    hk_status s = resolve_event(fn, event, &vendor, &kind);
     if (s != HK_SUCCESS)
         return s;
-    s = hk__kind_current()->event_synchronize(fn, vendor);
+    s = kind->event_synchronize(fn, vendor);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
@@ -192,10 +210,11 @@ hk_status hk_event_query(hk_event event)
 {
     static const char fn[] = "hk_event_query";
     void *vendor;
-    hk_status s = resolve_event(fn, event, &vendor);
+    const hk__kind *kind;
+    hk_status s = resolve_event(fn, event, &vendor, &kind);
     if (s != HK_SUCCESS)
         return s;
-    s = hk__kind_current()->event_query(fn, vendor);
+    s = kind->event_query(fn, vendor);
     if (s == HK_ERROR_NOT_READY)
         return hk__not_ready();
     return s == HK_SUCCESS ? hk__ok() : s;
@@ -207,10 +226,15 @@ hk_status hk_event_elapsed_ms(float *milliseconds, hk_event start, hk_event end)
     if (!milliseconds)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "milliseconds must not be NULL");
     void *a, *b;
-    hk_status s = resolve_event(fn, start, &a);
-    if (s != HK_SUCCESS || (s = resolve_event(fn, end, &b)) != HK_SUCCESS)
+    const hk__kind *kind_a, *kind_b;
+    hk_status s = resolve_event(fn, start, &a, &kind_a);
+    if (s != HK_SUCCESS || (s = resolve_event(fn, end, &b, &kind_b)) != HK_SUCCESS)
         return s;
-    s = hk__kind_current()->event_elapsed_ms(fn, milliseconds, a, b);
+    if (kind_a != kind_b)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "start belongs to a %s device and end to a %s device: time two events of one kind",
+                        hk_device_kind_name(kind_a->device_kind), hk_device_kind_name(kind_b->device_kind));
+    s = kind_a->event_elapsed_ms(fn, milliseconds, a, b);
     if (s == HK_ERROR_NOT_READY)
         return hk__fail(HK_ERROR_NOT_READY, fn, "an event has not completed yet; hk_event_synchronize(end) first");
     return s == HK_SUCCESS ? hk__ok() : s;

@@ -269,20 +269,10 @@ static hk_status check_indices(const char *fn, void *stream, const hkk_take_args
     HK_TRY(first_bad_index(fn, stream, p, flag, &first));
     if (first == ULLONG_MAX)
         return HK_SUCCESS;
-    /* Read the offending value itself: its offset in the indices' own layout. */
-    unsigned long long rest = first;
-    int64_t off = 0;
-    for (int d = p->idx_ndim - 1; d >= 0; d--) {
-        const unsigned long long extent = (unsigned long long)p->idx_shape[d];
-        off += (int64_t)(rest % extent) * p->idx_own_strides[d];
-        rest /= extent;
-    }
+    /* Read the offending value itself. */
     int64_t value = 0;
-    GPU_CALL(fn, hipMemcpy(&value, p->indices + off, sizeof value, hipMemcpyDeviceToHost));
-    return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
-                    "index %lld is out of bounds for axis %d with size %lld (element %llu of indices in C "
-                    "order; mode HK_TAKE_RAISE; out was not written)",
-                    (long long)value, axis, (long long)p->axis_size, first);
+    GPU_CALL(fn, hipMemcpy(&value, p->indices + hk__index_check_offset(p, first), sizeof value, hipMemcpyDeviceToHost));
+    return hk__index_out_of_bounds(fn, p, axis, first, value);
 }
 
 size_t hk__gpu_take_scratch_bytes(const hkk_take_args *args)

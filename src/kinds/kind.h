@@ -2,11 +2,15 @@
  * functions (ggml's backends do the same). Nothing outside src/kinds/ and src/gpu/ calls a vendor:
  * the rest of the library validates, lays out and keeps books, then calls these entries.
  *
- * Which kind: hk__kind_current() (below) gives the table of the calling thread's current device.
- * Today every device is a GPU, so it is always the GPU kind (gpu_kind.c). A host CPU kind is a
- * cpu_*.c here with its own table (CMake builds every .c file of this folder); hk__kind_current()
- * then picks by hk__current_device(), and the device entries the rest of the library calls
- * (device_count, device_describe, activate) number the CPU after the GPUs: all inside this folder.
+ * Which kind: two tables, the GPU kind (gpu_*.c) and the host CPU kind (cpu_*.c); CMake builds every
+ * .c file of this folder. Discovery (src/core/device.c) asks each kind of hk__kinds_in_order for its
+ * devices and numbers them in that order: the GPUs 0 .. G-1 (the vendor's own numbering, so a GPU
+ * entry's `device` is the vendor's ordinal), then the CPU device G. hk__kind_of(device) gives the
+ * table of a device and hk__kind_current() that of the calling thread's current device; the rest of
+ * the library calls through them and never asks which kind it is on. What belongs to the build
+ * rather than to a device (the vendor, its runtime's version and compiler) comes from
+ * hk__kind_vendor(); pinned host memory from hk__kind_host_memory(); run-time compilation for a named
+ * target from hk__kind_for_target() (kinds.c).
  *
  * Conventions: arguments arrive validated; `fn` names the public call for the error sentence; every
  * entry that returns a status records its own sentence on failure (hk_last_error), except where its
@@ -50,19 +54,22 @@ typedef struct hk__scratch_list {
 } hk__scratch_list;
 
 typedef struct hk__kind {
-    /* What hk_platform_get reports, and the sentence for "no device" names. */
+    /* What hk_platform_get reports (read from hk__kind_vendor() only; the CPU kind leaves it 0). */
     hk_platform platform;
+    /* What hk_device_info.kind reports for this kind's devices. */
+    hk_device_kind device_kind;
 
     /* ---- devices: discovery (once per process, src/core/device.c), properties, activation */
 
-    /* How many devices there are; 0 with `reason` written ("cudaErrorNoDevice: ...") when the runtime
-     * finds none or fails. Records nothing. */
+    /* How many devices of this kind there are; 0 with `reason` written ("cudaErrorNoDevice: ...") when
+     * the runtime finds none or fails. Records nothing. */
     int (*device_count)(char *reason, size_t reason_size);
-    /* The public description of `device` (all of `info` but free_memory) and its launch properties.
-     * With fn NULL (discovery) a failure records nothing. */
+    /* The public description of `device` (the library's ordinal; all of `info` but kind and
+     * free_memory) and its launch properties. With fn NULL (discovery) a failure records nothing. */
     hk_status (*device_describe)(const char *fn, int device, hk_device_info *info, hk__device_props *props);
+    /* The vendor runtime's version (read from hk__kind_vendor() only). */
     hk_status (*runtime_version)(const char *fn, int *version);
-    /* The calling thread's later vendor work goes to `device`. */
+    /* The calling thread's later vendor work goes to `device` (one of this kind's). */
     hk_status (*activate)(const char *fn, int device);
     /* Free memory of the active device. */
     hk_status (*free_memory)(const char *fn, size_t *free_bytes);
@@ -74,7 +81,7 @@ typedef struct hk__kind {
     /* HK_ERROR_OUT_OF_MEMORY comes back with nothing recorded: the pool retries, then explains. */
     hk_status (*device_alloc)(const char *fn, void **ptr, size_t bytes);
     hk_status (*device_release)(const char *fn, void *ptr);
-    /* Page-locked host memory; out of memory as for device_alloc. */
+    /* Page-locked host memory (from hk__kind_host_memory() only); out of memory as for device_alloc. */
     hk_status (*host_alloc)(const char *fn, void **ptr, size_t bytes);
     hk_status (*host_release)(const char *fn, void *ptr);
 
@@ -202,12 +209,48 @@ typedef struct hk__kind {
                      int axis, void *scratch);
 } hk__kind;
 
-extern const hk__kind hk__gpu_kind;
+extern const hk__kind hk__gpu_kind; /* gpu_kind.c */
+extern const hk__kind hk__cpu_kind; /* cpu_kind.c */
 
-/* The table of the calling thread's current device (see the top of this file). */
+/* The kinds in the order their devices are numbered (kinds.c). */
+#define HK__KIND_COUNT 2
+extern const hk__kind *const hk__kinds_in_order[HK__KIND_COUNT];
+
+/* The table of `device`. For an ordinal that names no device (a thread whose HIPKIT_DEVICE is
+ * unusable, before its call has been refused) the CPU kind's, whose entries touch no vendor. */
+static inline const hk__kind *hk__kind_of(int device)
+{
+    const struct hk__kind *kind = hk__device_kind_table(device);
+    return kind ? kind : &hk__cpu_kind;
+}
+
+/* The table of the calling thread's current device. */
 static inline const hk__kind *hk__kind_current(void)
+{
+    return hk__kind_of(hk__current_device());
+}
+
+/* The kind that answers for the build: the GPU vendor's platform, runtime version, run-time compiler
+ * version and BLAS library (all of which need no GPU). */
+static inline const hk__kind *hk__kind_vendor(void)
 {
     return &hk__gpu_kind;
 }
+
+/* The kind whose memory hk_host_malloc hands out: page-locked by the GPU vendor when there is a GPU,
+ * plain host memory when there is none (kinds.c). One kind for the whole process, so a cached block
+ * is always released by the kind that allocated it. */
+const hk__kind *hk__kind_host_memory(void);
+
+/* RAISE mode's index check, the part every kind shares (kinds.c): the offset (in int64 elements,
+ * in the indices' own layout) of the index at C-order position `first`, and the failure naming it:
+ * HK_ERROR_INVALID_ARGUMENT, "index 7 is out of bounds for axis `axis` with size 5 ...". */
+int64_t hk__index_check_offset(const struct hkk_take_args *p, unsigned long long first);
+hk_status hk__index_out_of_bounds(const char *fn, const struct hkk_take_args *p, int axis, unsigned long long first,
+                                  int64_t value);
+
+/* The kind whose compiler takes `target` ("host": the CPU kind; anything else: the GPU kind, which
+ * checks it) (kinds.c). */
+const hk__kind *hk__kind_for_target(const char *target);
 
 #endif

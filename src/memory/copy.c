@@ -27,7 +27,7 @@ static hk_status copy(const char *fn, void *dst, const void *src, size_t bytes, 
                             "source [%p, +%zu) and destination [%p, +%zu) overlap; copy through a temporary", src,
                             bytes, dst, bytes);
     }
-    if ((s = hk__require_gpu(fn)) != HK_SUCCESS)
+    if ((s = hk__require_device(fn)) != HK_SUCCESS)
         return s;
     if (!async && kind != HK__DEVICE_TO_DEVICE) {
         bool done = false;
@@ -81,7 +81,7 @@ static hk_status set(const char *fn, void *dst, int value, size_t bytes, hk_stre
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "dst is NULL but %zu bytes are to be set", bytes);
     if ((uintptr_t)dst > UINTPTR_MAX - bytes)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%zu bytes from %p run past the address space", bytes, dst);
-    if ((s = hk__require_gpu(fn)) != HK_SUCCESS)
+    if ((s = hk__require_device(fn)) != HK_SUCCESS)
         return s;
     s = hk__kind_current()->memset(fn, dst, value, bytes, vendor_stream, async);
     return s == HK_SUCCESS ? hk__ok() : s;

@@ -289,7 +289,7 @@ hk_status hk_malloc_async(void **ptr, size_t bytes, hk_stream stream)
         return s;
     if (bytes == 0)
         return hk__ok();
-    if ((s = hk__require_gpu(fn)) != HK_SUCCESS)
+    if ((s = hk__require_device(fn)) != HK_SUCCESS)
         return s;
     s = hk__pool_alloc(fn, ptr, bytes, vendor_stream);
     return s == HK_SUCCESS ? hk__ok() : s;
@@ -303,7 +303,7 @@ hk_status hk_malloc(void **ptr, size_t bytes)
     *ptr = NULL;
     if (bytes == 0)
         return hk__ok();
-    hk_status s = hk__require_gpu(fn);
+    hk_status s = hk__require_device(fn);
     if (s != HK_SUCCESS)
         return s;
     s = hk__pool_alloc(fn, ptr, bytes, NULL);
@@ -373,7 +373,7 @@ hk_status hk_pool_trim(int device, size_t keep_bytes)
     if (device != previous && (s = hk__activate_device(fn, device)) != HK_SUCCESS)
         return s;
     device_pool *all = all_pools();
-    s = all ? release_cached(fn, &all[device], hk__kind_current(), keep_bytes) : no_bookkeeping(fn);
+    s = all ? release_cached(fn, &all[device], hk__kind_of(device), keep_bytes) : no_bookkeeping(fn);
     if (device != previous) {
         hk_status restore = hk__activate_device(fn, previous);
         if (s == HK_SUCCESS)

@@ -46,7 +46,7 @@ hk_status hk__host_alloc(const char *fn, void **ptr, size_t bytes)
     size_t size = hk__round_size(bytes, 4096);
     if (size == 0)
         return hk__fail(HK_ERROR_OUT_OF_MEMORY, fn, "%zu bytes of pinned host memory cannot be represented", bytes);
-    const hk__kind *kind = hk__kind_current();
+    const hk__kind *kind = hk__kind_host_memory();
     pthread_mutex_lock(&host_lock);
     bool unused;
     size_t index = hk__block_list_find(&host_cached, size, NULL, &unused);
@@ -86,7 +86,7 @@ hk_status hk__host_free(const char *fn, void *ptr)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "%p was not allocated by hk_host_malloc, or was already freed",
                         ptr);
     if (!cached) { /* no room to cache it: give it straight back */
-        hk_status s = hk__kind_current()->host_release(fn, b->ptr);
+        hk_status s = hk__kind_host_memory()->host_release(fn, b->ptr);
         free(b);
         return s;
     }
@@ -103,7 +103,7 @@ hk_status hk_host_malloc(void **ptr, size_t bytes)
     *ptr = NULL;
     if (bytes == 0)
         return hk__ok();
-    hk_status s = hk__require_gpu(fn);
+    hk_status s = hk__require_device(fn);
     if (s != HK_SUCCESS)
         return s;
     s = hk__host_alloc(fn, ptr, bytes);
@@ -120,6 +120,6 @@ hk_status hk_host_free(void *ptr)
 
 hk_status hk_host_pool_trim(void)
 {
-    hk_status s = release_cached("hk_host_pool_trim", hk__kind_current());
+    hk_status s = release_cached("hk_host_pool_trim", hk__kind_host_memory());
     return s == HK_SUCCESS ? hk__ok() : s;
 }

@@ -59,7 +59,7 @@ hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stre
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                         "src and dst overlap in memory; copy through a temporary (NumPy would buffer)");
     }
-    if ((s = hk__require_gpu(fn)) != HK_SUCCESS)
+    if ((s = hk__require_device(fn)) != HK_SUCCESS)
         return s;
     hkk_layout layout;
     coalesce(dst->ndim, dst->shape, src_strides, dst->strides, &layout);

@@ -15,7 +15,7 @@ static hk_status begin(const char *fn, hk_stream stream, size_t n, void **vendor
     *vendor_stream = NULL;
     if (stream)
         HK_TRY(hk__resolve_stream(fn, stream, vendor_stream));
-    return n ? hk__require_gpu(fn) : HK_SUCCESS;
+    return n ? hk__require_device(fn) : HK_SUCCESS;
 }
 
 static hk_status finish(hk_status s)

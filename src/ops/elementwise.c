@@ -123,7 +123,7 @@ static void take_scalar(hkk_ew_call *call, int k, const hk_array *in)
 
 static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *call)
 {
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
     hk_status s = hk__kind_current()->elementwise(fn, vendor_stream, call);
     return s == HK_SUCCESS ? hk__ok() : s;
 }

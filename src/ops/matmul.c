@@ -131,7 +131,7 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
     const int use_vendor = engine == HK_MATMUL_VENDOR || (engine == HK_MATMUL_AUTO && !vendor_missing);
     if (n_out == 0)
         return hk__ok();
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
 
     /* Layout: strides of extent-1 dimensions are 0; batch strides broadcast (0 where an operand
      * repeats) and coalesced over a, b and out together. */
@@ -290,7 +290,7 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
     if (in->shape[ax] == 0)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                         "cannot do a non-empty take from an empty axis (axis %d of in has size 0)", ax);
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
 
     size_t item;
     hk_dtype_size(in->dtype, &item);

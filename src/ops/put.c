@@ -130,7 +130,7 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
         return flat ? hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "cannot put %zu values into an empty out", n_values)
                     : hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                                "cannot do a non-empty put into an empty axis (axis %d of out has size 0)", ax);
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
 
     size_t item;
     hk_dtype_size(out->dtype, &item);

@@ -71,7 +71,7 @@ static hk_status generate(const char *fn, int normal, void *dst, hk_dtype dtype,
         HK_TRY(hk__resolve_stream(fn, stream, &vendor_stream));
     if (n == 0)
         return hk__ok();
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
     hk_status s = hk__kind_current()->random_numbers(fn, vendor_stream, dtype, normal, dst, n, seed, offset, a, b);
     return s == HK_SUCCESS ? hk__ok() : s;
 }

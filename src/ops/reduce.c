@@ -123,7 +123,7 @@ hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk
                         name);
     if (n_in > 0 && in_first < out_last && out_first < in_last)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out overlaps in in memory; use a separate output");
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
     hkk_reduce_layout layout;
     int64_t in_off, out_off;
     reduce_build_layout(in, axes, out, keepdims, indexed, &layout, &in_off, &out_off);

@@ -173,7 +173,7 @@ hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *o
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                         "out overlaps in without being the same view (in place needs equal data, dtype and strides); "
                         "use a separate output");
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
 
     hkk_scan_args args;
     memset(&args, 0, sizeof args);
@@ -273,7 +273,7 @@ hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices_out overlaps in; use a separate output");
     if (keys_out && indices_out && scan_sort_ranges_meet(keys_first, keys_last, indices_first, indices_last))
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "indices_out overlaps keys_out; use separate outputs");
-    HK_TRY(hk__require_gpu(fn));
+    HK_TRY(hk__require_device(fn));
     if ((in->dtype == HK_BOOL || in->dtype == HK_INT8 || in->dtype == HK_UINT8) && a.shape[a.ndim - 1] > 2048) {
         hk_status w = sort_widened(in, keys_out, indices_out, stream, n_in);
         return w == HK_SUCCESS ? hk__ok() : w;

@@ -111,7 +111,7 @@ hk_status hk_module_load(hk_module *out, hk_program program)
     hk__program *p = hk__program_lookup(fn, program);
     if (!p)
         return HK_ERROR_INVALID_HANDLE;
-    hk_status s = hk__require_gpu(fn);
+    hk_status s = hk__require_device(fn);
     if (s != HK_SUCCESS)
         return s;
     int device = hk__current_device();
@@ -165,7 +165,7 @@ hk_status hk_module_unload(hk_module handle)
     if (m->device != previous && (s = hk__activate_device(fn, m->device)) != HK_SUCCESS)
         return s;
     hk__first_failure_begin();
-    hk_status unloaded = hk__kind_current()->module_unload(fn, m->vendor);
+    hk_status unloaded = hk__kind_of(m->device)->module_unload(fn, m->vendor);
     if (m->device != previous)
         s = hk__activate_device(fn, previous);
     hk__first_failure_end();

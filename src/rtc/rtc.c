@@ -104,7 +104,7 @@ static uint64_t fnv1a(const void *data, size_t size, uint64_t hash)
 static char *cache_key(const char *source, const char *name, const char *const *options, int num_options,
                        const char *target, size_t *length)
 {
-    const hk__kind *kind = hk__kind_current();
+    const hk__kind *kind = hk__kind_for_target(target);
     size_t size = strlen(source) + strlen(name) + strlen(target) + strlen(hk__prelude_source) + 256;
     for (int i = 0; i < num_options; i++)
         size += strlen(options[i]) + 24;
@@ -216,11 +216,11 @@ hk_status hk_program_compile(hk_program *program, const char *source, const char
     if (!name || !*name)
         name = "kernel.hip";
     char device_target[HK_DEVICE_ARCH_MAX];
-    const hk__kind *kind = hk__kind_current();
+    const hk__kind *kind = target ? hk__kind_for_target(target) : hk__kind_current();
     if (target) {
         HK_TRY(kind->rtc_check_target(fn, target));
     } else {
-        hk_status s = hk__require_gpu(fn);
+        hk_status s = hk__require_device(fn);
         if (s != HK_SUCCESS)
             return s;
         snprintf(device_target, sizeof device_target, "%s", hk__device_properties(hk__current_device())->arch);
@@ -348,7 +348,7 @@ hk_status hk_rtc_version(int *major, int *minor)
     static const char fn[] = "hk_rtc_version";
     if (!major || !minor)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "major and minor must not be NULL");
-    const hk__kind *kind = hk__kind_current();
+    const hk__kind *kind = hk__kind_vendor();
     const char *why = kind->rtc_unavailable();
     if (why)
         return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s", why);

@@ -31,13 +31,34 @@ inline void PrintTo(hk_status status, std::ostream *os)
 namespace hktest
 {
 
-inline bool gpu_available()
+// Devices exist everywhere: the GPUs, then the CPU device.
+inline bool device_available()
 {
     static const bool available = [] {
         int count = 0;
         return hk_device_count(&count) == HK_SUCCESS && count > 0;
     }();
     return available;
+}
+
+inline int gpu_count()
+{
+    static const int count = [] {
+        int n = 0;
+        return hk_gpu_count(&n) == HK_SUCCESS ? n : 0;
+    }();
+    return count;
+}
+
+// Is the calling thread's current device a GPU? Not on a machine without one, nor with
+// HIPKIT_DEVICE=cpu: the op tests then run on the CPU device.
+inline bool gpu_available()
+{
+    int device = -1;
+    hk_device_info info;
+    if (hk_device_get(&device) != HK_SUCCESS || hk_device_get_info(device, &info) != HK_SUCCESS)
+        return false;
+    return info.kind == HK_DEVICE_KIND_GPU;
 }
 
 // HIPKIT_REQUIRE_GPU=1 turns "no GPU, skipped" into a failure (for GPU CI).
@@ -244,17 +265,17 @@ inline hk_event bogus_event()
     return reinterpret_cast<hk_event>(static_cast<uintptr_t>(0x1234));
 }
 
-// Memory for argument checks that must be refused before any work is queued.
-// With a GPU it is real device memory, so a check the library forgets touches
-// only memory the test owns; without one it is an address never dereferenced
-// (the library must refuse, or stop at its no-device check, first).
+// Memory for argument checks that must be refused before any work is queued: real memory of the
+// current device, so a check the library forgets touches only memory the test owns.
 class Scratch
 {
   public:
     hk_status init(size_t bytes)
     {
-        if (gpu_available())
-            return memory_.allocate(bytes);
+        // Real memory where the current device can give it (a thread whose HIPKIT_DEVICE names no
+        // device here cannot: it gets the address that is never dereferenced).
+        if (device_available() && memory_.allocate(bytes) == HK_SUCCESS)
+            return HK_SUCCESS;
         fake_ = reinterpret_cast<void *>(static_cast<uintptr_t>(0x7f0000000000ull));
         return HK_SUCCESS;
     }
@@ -270,11 +291,12 @@ class Scratch
     void *fake_ = nullptr;
 };
 
-inline int run_this_test_hiding_gpus()
+// Re-runs the current test in a child process with `environment` ("NAME=value ..."), and returns its
+// exit status (0: passed). HIPKIT_TEST_CHILD=1 tells the child it is one.
+inline int run_this_test_with(const std::string &environment)
 {
     const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string command = "env CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES= "
-                          "HIPKIT_TEST_GPUS_HIDDEN=1 /proc/self/exe --gtest_brief=1 --gtest_filter=";
+    std::string command = "env " + environment + " HIPKIT_TEST_CHILD=1 /proc/self/exe --gtest_brief=1 --gtest_filter=";
     command += std::string(info->test_suite_name()) + "." + info->name();
     /* /proc/self/exe is resolved by the shell's own exec: point it at us. */
     char self[4096];
@@ -284,6 +306,12 @@ inline int run_this_test_hiding_gpus()
         command.replace(command.find("/proc/self/exe"), 14, self);
     }
     return std::system(command.c_str());
+}
+
+inline int run_this_test_hiding_gpus()
+{
+    return run_this_test_with("CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES= HIPKIT_DEVICE=gpu "
+                              "HIPKIT_TEST_GPUS_HIDDEN=1");
 }
 
 // A value printed with every digit its type holds (integers as numbers, not chars).
@@ -307,32 +335,32 @@ struct Mismatches {
 
 } // namespace hktest
 
-// Skip (or, with HIPKIT_REQUIRE_GPU=1, fail) when the machine has no GPU.
-// Use at the top of a test body or of a fixture's SetUp().
+// Skip (or, with HIPKIT_REQUIRE_GPU=1, fail) when the current device is not a GPU: for the few tests
+// that need a real one (vendor BLAS, GPU faults, user kernels). Everything else runs on whatever the
+// current device is, the CPU device included. Use at the top of a test body or of a fixture's SetUp().
 #define SKIP_WITHOUT_GPU()                                                                                             \
     do {                                                                                                               \
         if (!::hktest::gpu_available()) {                                                                              \
             if (::hktest::gpu_required())                                                                              \
-                FAIL() << "HIPKIT_REQUIRE_GPU=1, but no GPU: hk_device_count() == 0";                                  \
-            GTEST_SKIP() << "no GPU: hk_device_count() == 0";                                                          \
+                FAIL() << "HIPKIT_REQUIRE_GPU=1, but the current device is not a GPU";                                 \
+            GTEST_SKIP() << "needs a GPU: the current device is the CPU device (no GPU here, or HIPKIT_DEVICE=cpu)";   \
         }                                                                                                              \
     } while (0)
 
-// For tests of what happens on a machine without a GPU. On a machine with
-// one, the test re-runs itself in a child process whose GPUs are hidden from
-// the vendor runtime (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES empty), so it
-// runs everywhere and skips nowhere.
-#define SKIP_WITH_GPU()                                                                                                \
+// For tests of what a program that asks for a GPU (HIPKIT_DEVICE=gpu) is told on a machine without
+// one. The test re-runs itself in a child process whose GPUs are hidden from the vendor runtime
+// (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES empty) and whose environment says HIPKIT_DEVICE=gpu;
+// the body runs in that child, on every machine.
+#define RUN_AS_IF_NO_GPU_BUT_ONE_ASKED_FOR()                                                                           \
     do {                                                                                                               \
-        if (::hktest::gpu_available() && std::getenv("HIPKIT_TEST_NO_REEXEC"))                                         \
-            GTEST_SKIP() << "HIPKIT_TEST_NO_REEXEC is set (under a sanitizer): not re-run with the GPUs hidden";       \
-        if (::hktest::gpu_available()) {                                                                               \
-            ASSERT_EQ(std::getenv("HIPKIT_TEST_GPUS_HIDDEN"), nullptr)                                                 \
-                << "the GPUs were hidden from the runtime, yet hk_device_count() > 0";                                 \
+        if (!std::getenv("HIPKIT_TEST_GPUS_HIDDEN")) {                                                                 \
+            if (std::getenv("HIPKIT_TEST_NO_REEXEC"))                                                                  \
+                GTEST_SKIP() << "HIPKIT_TEST_NO_REEXEC is set (under a sanitizer): not re-run with the GPUs hidden";   \
             ASSERT_EQ(::hktest::run_this_test_hiding_gpus(), 0)                                                        \
                 << "this no-GPU test failed when re-run with the GPUs hidden (output above)";                          \
             return;                                                                                                    \
         }                                                                                                              \
+        ASSERT_EQ(::hktest::gpu_count(), 0) << "the GPUs were hidden from the runtime, yet hk_gpu_count() > 0";       \
     } while (0)
 
 #define HKTEST_CHECK_OK_(assertion, expr)                                                                              \
@@ -380,11 +408,12 @@ struct Mismatches {
     SCOPED_TRACE("random seed " + std::to_string(rng##_seed));                                                         \
     std::mt19937_64 rng(rng##_seed)
 
-// Fixture for tests that need a GPU.
+// Fixture for tests that run on the current device, GPU or CPU (every device has one: the CPU
+// device is always there).
 class GpuTest : public ::testing::Test
 {
   protected:
-    void SetUp() override { SKIP_WITHOUT_GPU(); }
+    void SetUp() override { ASSERT_TRUE(::hktest::device_available()) << hk_last_error(); }
 };
 
 #endif

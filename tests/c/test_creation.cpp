@@ -513,7 +513,7 @@ TEST(CreationArguments, UnknownStreamIsInvalidHandle)
 
 TEST(NoDevice, CreationOpsSayNoGpu)
 {
-    SKIP_WITH_GPU();
+    RUN_AS_IF_NO_GPU_BUT_ONE_ASKED_FOR();
     Scratch s;
     ASSERT_HK_OK(s.init(4096));
     const float v = 1;

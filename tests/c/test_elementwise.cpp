@@ -832,7 +832,7 @@ void check_scenario(hk_op op, hk_dtype t, const Scenario &sc, std::mt19937_64 &r
 class ElementwiseOp : public ::testing::TestWithParam<int>
 {
   protected:
-    void SetUp() override { SKIP_WITHOUT_GPU(); }
+    void SetUp() override { ASSERT_TRUE(::hktest::device_available()); }
 };
 
 std::string op_param_name(const ::testing::TestParamInfo<int> &info)
@@ -1419,7 +1419,7 @@ TEST_F(ElementwiseArgs, StreamIsCheckedEvenForEmptyOutputs)
 // with host scalars, broadcasting, 0-d arrays and out being an input.
 TEST(ElementwiseWithoutGpu, AcceptsWhatTheContractAllowsThenNeedsAGpu)
 {
-    SKIP_WITH_GPU();
+    RUN_AS_IF_NO_GPU_BUT_ONE_ASKED_FOR();
     alignas(16) static char fake[1 << 14];
     for (int o = 0; o < HK_OP_COUNT; o++) {
         const hk_op op = static_cast<hk_op>(o);

@@ -198,7 +198,7 @@ TEST(ReduceValidation, RefusesOverlapAndBadStreams)
 
 TEST(ReduceValidation, NeedsAGpuForRealWork)
 {
-    SKIP_WITH_GPU();
+    RUN_AS_IF_NO_GPU_BUT_ONE_ASKED_FOR();
     alignas(16) static char fake[4096];
     hk_array in = view(fake, HK_INT8, {4, 8});
     for (hk_reduce_op op : hkred::kOps) {
@@ -328,7 +328,7 @@ std::vector<Case> sweep_cases()
 class ReduceSweepOnGpu : public ::testing::TestWithParam<hk_dtype>
 {
   protected:
-    void SetUp() override { SKIP_WITHOUT_GPU(); }
+    void SetUp() override { ASSERT_TRUE(::hktest::device_available()); }
 };
 
 TEST_P(ReduceSweepOnGpu, EveryOpOnEveryLayout)

@@ -187,7 +187,7 @@ TEST(Compile, RefusesBadArguments)
 
 TEST(Compile, ForTheCurrentDeviceNeedsAGpu)
 {
-    SKIP_WITH_GPU();
+    RUN_AS_IF_NO_GPU_BUT_ONE_ASKED_FOR();
     hk_program p = nullptr;
     EXPECT_SAYS_NO_GPU("hk_program_compile", hk_program_compile(&p, kSaxpy, "a.hip", nullptr, 0, nullptr));
 }
@@ -308,8 +308,9 @@ class UserKernel : public GpuTest
     void SetUp() override
     {
         GpuTest::SetUp();
-        if (IsSkipped() || HasFatalFailure())
+        if (HasFatalFailure())
             return;
+        SKIP_WITHOUT_GPU(); // user kernels do not run on the CPU device yet
         ASSERT_HK_OK(hk_program_compile(&program_, kSaxpy, "saxpy.hip", nullptr, 0, nullptr));
         ASSERT_HK_OK(hk_module_load(&module_, program_));
     }

@@ -1,0 +1,76 @@
+/* cpu_kind.c: the CPU kind's table: the host processor as a device (cpu_*.c; skeletons in
+ * hip_kernels/cpu/). */
+#include "kinds/cpu_internal.h"
+
+const hk__kind hk__cpu_kind = {
+    .device_kind = HK_DEVICE_KIND_CPU,
+
+    .device_count = hk__cpu_device_count,
+    .device_describe = hk__cpu_device_describe,
+    .runtime_version = hk__cpu_runtime_version,
+    .activate = hk__cpu_activate,
+    .free_memory = hk__cpu_free_memory,
+    .synchronize = hk__cpu_synchronize,
+
+    .device_alloc = hk__cpu_device_alloc,
+    .device_release = hk__cpu_device_release,
+    .host_alloc = hk__cpu_host_alloc,
+    .host_release = hk__cpu_host_release,
+
+    .stream_create = hk__cpu_stream_create,
+    .stream_destroy = hk__cpu_stream_destroy,
+    .stream_synchronize = hk__cpu_stream_synchronize,
+    .stream_query = hk__cpu_stream_query,
+    .stream_wait_event = hk__cpu_stream_wait_event,
+    .stream_order = hk__cpu_stream_order,
+    .event_create = hk__cpu_event_create,
+    .event_destroy = hk__cpu_event_destroy,
+    .event_record = hk__cpu_event_record,
+    .event_synchronize = hk__cpu_event_synchronize,
+    .event_query = hk__cpu_event_query,
+    .event_elapsed_ms = hk__cpu_event_elapsed_ms,
+
+    .module_load = hk__cpu_module_load,
+    .module_unload = hk__cpu_module_unload,
+    .module_function = hk__cpu_module_function,
+    .function_attributes = hk__cpu_function_attributes,
+    .function_param_count = hk__cpu_function_param_count,
+    .function_allow_shared = hk__cpu_function_allow_shared,
+    .function_occupancy = hk__cpu_function_occupancy,
+    .launch = hk__cpu_launch_function,
+
+    .rtc_name = "host C++ compiler",
+    .rtc_build_version = 0,
+    .rtc_unavailable = hk__cpu_rtc_unavailable,
+    .rtc_version = hk__cpu_rtc_version,
+    .rtc_check_target = hk__cpu_rtc_check_target,
+    .rtc_compile = hk__cpu_rtc_compile,
+
+    .copy = hk__cpu_copy,
+    .memset = hk__cpu_memset,
+
+    .host_is_pinned = hk__cpu_host_is_pinned,
+    .staging_markers_create = hk__cpu_staging_markers_create,
+    .staging_markers_destroy = hk__cpu_staging_markers_destroy,
+    .staging_copy = hk__cpu_staging_copy,
+    .staging_wait = hk__cpu_staging_wait,
+    .staging_finish = hk__cpu_staging_finish,
+
+    .iota = hk__cpu_iota,
+    .random_numbers = hk__cpu_random_numbers,
+    .copy_array = hk__cpu_copy_array,
+    .elementwise = hk__cpu_elementwise,
+    .scan_scratch_bytes = hk__cpu_scan_scratch_bytes,
+    .scan = hk__cpu_scan,
+    .sort_scratch_bytes = hk__cpu_sort_scratch_bytes,
+    .sort = hk__cpu_sort,
+    .vendor_blas_unavailable = hk__cpu_blas_unavailable,
+    .matmul_scratch = hk__cpu_matmul_scratch,
+    .matmul = hk__cpu_matmul,
+    .take_scratch_bytes = hk__cpu_take_scratch_bytes,
+    .take = hk__cpu_take,
+    .reduce_scratch_bytes = hk__cpu_reduce_scratch_bytes,
+    .reduce = hk__cpu_reduce,
+    .put_scratch_bytes = hk__cpu_put_scratch_bytes,
+    .put = hk__cpu_put,
+};
