@@ -1,5 +1,6 @@
-// index_device.h: what take.hip and put.hip share: NumPy's normalisation of an
-// index for each hk_take_mode, and the unsigned units elements are moved as
+// index_device.h: what take.hip, put.hip and the CPU device's cpu/index.cpp
+// share: NumPy's normalisation of an index for each hk_take_mode, a flat put's
+// C-order position to offset, and the unsigned units elements are moved as
 // (bytes, so one kernel per unit size serves all ten dtypes).
 #ifndef HIPKIT_INDEX_DEVICE_H
 #define HIPKIT_INDEX_DEVICE_H
@@ -7,9 +8,15 @@
 #include <stdint.h>
 
 #include "common/dtype_traits.h"
+#include "index/index.h"
+#if defined(HKC_HOST)
+#include "cpu/host.h"
+#define HK_INDEX_BAD_UNIT 1 // the CPU skeletons' internal error
+#else
 #include "common/hipkit_device.h"
 #include "gpu/gpu.h"
-#include "index/index.h"
+#define HK_INDEX_BAD_UNIT ((int)hipErrorInvalidValue)
+#endif
 
 namespace hk_index
 {
@@ -28,12 +35,25 @@ HK_DEVICE int64_t normalise(int64_t j, int64_t n, int mode)
     return j < 0 ? 0 : j >= n ? n - 1 : j;
 }
 
+// Element offset (units) of out's C-order position j (0 <= j < out's element count) in its own
+// coalesced layout: where a flat put's index j lands.
+HK_DEVICE int64_t flat_offset(int64_t j, const hkk_put_args &p)
+{
+    int64_t off = 0;
+    for (int d = p.out_ndim - 1; d > 0; d--) {
+        const int64_t extent = p.out_shape[d];
+        off += (j % extent) * p.out_own_strides[d];
+        j /= extent;
+    }
+    return off + j * p.out_own_strides[0];
+}
+
 struct alignas(16) unit16 {
     uint64_t lo, hi;
 };
 
 // Calls f(U()) for the unit of `bytes` (1, 2, 4, 8, or 16 if MaxBytes allows
-// it); another size gives hipErrorInvalidValue.
+// it); another size gives hipErrorInvalidValue (1 on the CPU device).
 template <int MaxBytes, typename F> int dispatch_unit(int bytes, F &&f)
 {
     switch (bytes) {
@@ -46,7 +66,7 @@ template <int MaxBytes, typename F> int dispatch_unit(int bytes, F &&f)
             return f(unit16());
         break;
     }
-    return (int)hipErrorInvalidValue;
+    return HK_INDEX_BAD_UNIT;
 }
 
 } // namespace hk_index

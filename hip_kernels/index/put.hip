@@ -12,19 +12,6 @@
 namespace
 {
 
-// Element offset (units) of out's C-order position j (0 <= j < out's element count) in its own
-// coalesced layout.
-HK_DEVICE int64_t flat_offset(int64_t j, const hkk_put_args &p)
-{
-    int64_t off = 0;
-    for (int d = p.out_ndim - 1; d > 0; d--) {
-        const int64_t extent = p.out_shape[d];
-        off += (j % extent) * p.out_own_strides[d];
-        j /= extent;
-    }
-    return off + j * p.out_own_strides[0];
-}
-
 // I: the index type of the walk over values, 32-bit when values has fewer than 2^32 units. FLAT: j
 // is a position in out (flat_offset), else an index along the axis (j * axis_stride).
 template <typename U, typename I, bool FLAT>
@@ -46,7 +33,7 @@ __global__ void put_kernel(const U *values, U *out, const int64_t *indices, hkk_
         idx += (int64_t)rest * p.idx_strides[0];
         dst += (int64_t)rest * p.out_strides[0];
         const int64_t j = hk_index::normalise(indices[idx], p.axis_size, p.mode);
-        dst += FLAT ? flat_offset(j, p) : j * p.axis_stride;
+        dst += FLAT ? hk_index::flat_offset(j, p) : j * p.axis_stride;
         out[dst] = values[src];
     }
 }
