@@ -3,25 +3,12 @@
 // skeleton.h).
 #include "reduce/skeleton.h"
 
-namespace
-{
-
-template <hk_dtype D> int arg_family(hk_reduce_op op, const hkr::Call &call)
-{
-    switch (op) {
-    case HK_REDUCE_ARGMIN: return call(hkr::ArgOp<D, false>{});
-    case HK_REDUCE_ARGMAX: return call(hkr::ArgOp<D, true>{});
-    default: return (int)hipErrorInvalidValue;
-    }
-}
-
-} // namespace
-
 extern "C" int hkk__reduce_arg_family(const hkk_launch *l, hk_reduce_op op, hk_dtype in_dtype, const void *in,
                                       void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
                                       size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype,
-                                                [&](auto tag) { return arg_family<decltype(tag)::value>(op, call); });
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype, [&](auto tag) {
+        return hkr::with_op<hkr::kArgFamily, decltype(tag)::value>(op, layout->count, ddof, call);
+    });
 }

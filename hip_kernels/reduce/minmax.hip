@@ -2,25 +2,12 @@
 // dtypes (the kernels are in skeleton.h).
 #include "reduce/skeleton.h"
 
-namespace
-{
-
-template <hk_dtype D> int minmax_family(hk_reduce_op op, const hkr::Call &call)
-{
-    switch (op) {
-    case HK_REDUCE_MIN: return call(hkr::ExtremeOp<D, false>{});
-    case HK_REDUCE_MAX: return call(hkr::ExtremeOp<D, true>{});
-    default: return (int)hipErrorInvalidValue;
-    }
-}
-
-} // namespace
-
 extern "C" int hkk__reduce_minmax_family(const hkk_launch *l, hk_reduce_op op, hk_dtype in_dtype, const void *in,
                                          void *out, void *scratch, const hkk_reduce_layout *layout, int ddof,
                                          size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(
-        in_dtype, [&](auto tag) { return minmax_family<decltype(tag)::value>(op, call); });
+    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype, [&](auto tag) {
+        return hkr::with_op<hkr::kMinMaxFamily, decltype(tag)::value>(op, layout->count, ddof, call);
+    });
 }
