@@ -140,6 +140,42 @@ const char *hk__settings_cache_dir(void)
     return cache_dir[0] ? cache_dir : NULL;
 }
 
+/* ---------------------------------------------------- the CPU device's compiler */
+
+static pthread_once_t host_compiler_once = PTHREAD_ONCE_INIT;
+static char host_compiler[1024], search_path[8192], temp_dir[4096];
+static bool host_compiler_given, search_path_given;
+
+static void read_host_compiler(void)
+{
+    const char *cxx = getenv("CXX"), *path = getenv("PATH"), *tmp = getenv("TMPDIR");
+    host_compiler_given = cxx && *cxx;
+    if (host_compiler_given)
+        snprintf(host_compiler, sizeof host_compiler, "%s", cxx);
+    search_path_given = path != NULL;
+    if (search_path_given)
+        snprintf(search_path, sizeof search_path, "%s", path);
+    snprintf(temp_dir, sizeof temp_dir, "%s", tmp && *tmp ? tmp : "/tmp");
+}
+
+const char *hk__settings_host_compiler(void)
+{
+    pthread_once(&host_compiler_once, read_host_compiler);
+    return host_compiler_given ? host_compiler : NULL;
+}
+
+const char *hk__settings_path(void)
+{
+    pthread_once(&host_compiler_once, read_host_compiler);
+    return search_path_given ? search_path : NULL;
+}
+
+const char *hk__settings_temp_dir(void)
+{
+    pthread_once(&host_compiler_once, read_host_compiler);
+    return temp_dir;
+}
+
 /* ------------------------------------------------------- vendor BLAS, launches */
 
 static pthread_once_t vendor_blas_once = PTHREAD_ONCE_INIT;

@@ -19,6 +19,14 @@ int hk__settings_cpu_threads(void);
  * $HOME/.cache/hipkit; NULL when HIPKIT_CACHE_DISABLE turns the cache off or no folder is known. */
 const char *hk__settings_cache_dir(void);
 
+/* What the CPU device's run-time compiler needs of the environment (src/kinds/cpu_rtc.c): CXX, the
+ * C++ compiler to use (a program and its first options, as make takes it; NULL when unset or
+ * empty); PATH, where to look for it (NULL when unset); TMPDIR, the folder for the compiler's
+ * files and loaded kernels (/tmp when unset or empty). Read once, at the first compile. */
+const char *hk__settings_host_compiler(void);
+const char *hk__settings_path(void);
+const char *hk__settings_temp_dir(void);
+
 /* HIPKIT_VENDOR_BLAS's text when it turns the vendor BLAS off ("0", "off" or "OFF"), else NULL. */
 const char *hk__settings_vendor_blas_off(void);
 

@@ -57,7 +57,7 @@ hk_status hk__cpu_device_describe(const char *fn, int device, hk_device_info *in
     snprintf(info->arch, sizeof info->arch, "host");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     info->multiprocessor_count = cores > 0 ? (int)cores : 1;
-    info->warp_size = 1;
+    info->warp_size = 32; /* user kernels' warps: 32 lanes, emulated (hip_kernels/cpu/user_kernel.cpp) */
     info->max_threads_per_block = 1024;
     info->total_memory = meminfo_bytes("MemTotal");
     info->shared_memory_per_block = 64 * 1024;
@@ -69,7 +69,7 @@ hk_status hk__cpu_device_describe(const char *fn, int device, hk_device_info *in
 
     props->multiprocessor_count = hk__settings_cpu_threads();
     props->max_threads_per_block = 1024;
-    props->warp_size = 1;
+    props->warp_size = 32;
     props->max_block_dim[0] = props->max_block_dim[1] = props->max_block_dim[2] = 1024;
     props->max_grid_dim[0] = 2147483647;
     props->max_grid_dim[1] = props->max_grid_dim[2] = 65535;

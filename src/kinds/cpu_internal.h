@@ -75,8 +75,9 @@ hk_status hk__cpu_event_synchronize(const char *fn, void *event);
 hk_status hk__cpu_event_query(const char *fn, void *event);
 hk_status hk__cpu_event_elapsed_ms(const char *fn, float *milliseconds, void *start, void *end);
 
-/* cpu_rtc.c: user kernels */
-hk_status hk__cpu_module_load(const char *fn, const char *what, void **module, const void *binary);
+/* cpu_module.c: user kernels' modules and launches */
+hk_status hk__cpu_module_load(const char *fn, const char *what, void **module, const void *binary,
+                              size_t binary_size);
 hk_status hk__cpu_module_unload(const char *fn, void *module);
 hk_status hk__cpu_module_function(const char *fn, void *module, const char *name, void **function, void **fast);
 hk_status hk__cpu_function_attributes(const char *fn, void *function, int *max_threads_per_block,
@@ -87,12 +88,26 @@ hk_status hk__cpu_function_occupancy(const char *fn, void *function, int block_s
 hk_status hk__cpu_launch_function(const char *fn, const char *name, void *function, void *fast,
                                   const unsigned int grid[3], const unsigned int block[3], size_t shared_bytes,
                                   void *stream, void **params);
+/* cpu_rtc.c: the host compiler */
+const char *hk__cpu_rtc_cache_identity(void);
 const char *hk__cpu_rtc_unavailable(void);
 hk_status hk__cpu_rtc_version(const char *fn, int *major, int *minor);
 hk_status hk__cpu_rtc_check_target(const char *fn, const char *target);
 hk_status hk__cpu_rtc_compile(const char *fn, const char *source, const char *name, const char *target,
                               const char *prelude, const char *const *options, int num_options, void **binary,
                               size_t *binary_size, char **log);
+
+/* cpu_rtc_source.c: a user's source ready for the host compiler: `text` has `extern __shared__`
+ * arrays given storage, line numbers kept (#line names the user's file), and the entries of its
+ * extern "C" __global__ kernels appended; the flags say what GPU-only constructs it uses, to
+ * explain a failed compile. False without host memory. */
+typedef struct hk__cpu_source {
+    char *text;
+    int kernel_count;
+    bool uses_asm, uses_nested_launch, uses_half, uses_textures, uses_cooperative_groups;
+} hk__cpu_source;
+bool hk__cpu_prepare_source(const char *source, const char *file_name, hk__cpu_source *out);
+void hk__cpu_source_free(hk__cpu_source *source);
 
 /* cpu_ops.c */
 hk_status hk__cpu_iota(const char *fn, void *stream, hk_dtype dtype, void *out, int64_t stride, size_t n,

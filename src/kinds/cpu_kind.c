@@ -41,6 +41,7 @@ const hk__kind hk__cpu_kind = {
 
     .rtc_name = "host C++ compiler",
     .rtc_build_version = 0,
+    .rtc_cache_identity = hk__cpu_rtc_cache_identity,
     .rtc_unavailable = hk__cpu_rtc_unavailable,
     .rtc_version = hk__cpu_rtc_version,
     .rtc_check_target = hk__cpu_rtc_check_target,

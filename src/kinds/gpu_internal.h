@@ -78,7 +78,8 @@ hk_status hk__gpu_event_query(const char *fn, void *event);
 hk_status hk__gpu_event_elapsed_ms(const char *fn, float *milliseconds, void *start, void *end);
 
 /* gpu_module.c */
-hk_status hk__gpu_module_load(const char *fn, const char *what, void **module, const void *binary);
+hk_status hk__gpu_module_load(const char *fn, const char *what, void **module, const void *binary,
+                              size_t binary_size);
 hk_status hk__gpu_module_unload(const char *fn, void *module);
 hk_status hk__gpu_module_function(const char *fn, void *module, const char *name, void **function, void **fast);
 hk_status hk__gpu_function_attributes(const char *fn, void *function, int *max_threads_per_block,

@@ -3,8 +3,10 @@
 #include "gpu/fast_launch.h"
 #include "kinds/gpu_internal.h"
 
-hk_status hk__gpu_module_load(const char *fn, const char *what, void **module, const void *binary)
+hk_status hk__gpu_module_load(const char *fn, const char *what, void **module, const void *binary,
+                              size_t binary_size)
 {
+    (void)binary_size; /* the vendor reads the size from the code object or PTX itself */
     hipModule_t vendor;
     hipError_t e = hipModuleLoadData(&vendor, binary);
     if (e != hipSuccess)

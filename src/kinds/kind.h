@@ -107,8 +107,9 @@ typedef struct hk__kind {
 
     /* ---- modules and launches of run-time-compiled code (src/rtc/module.c) */
 
-    /* `what` describes the load for the failure sentence ("loading saxpy.hip (compiled for sm_90...)"). */
-    hk_status (*module_load)(const char *fn, const char *what, void **module, const void *binary);
+    /* `what` describes the load for the failure sentence ("loading saxpy.hip (compiled for sm_90...)");
+     * `binary` is what rtc_compile made (binary_size bytes). */
+    hk_status (*module_load)(const char *fn, const char *what, void **module, const void *binary, size_t binary_size);
     hk_status (*module_unload)(const char *fn, void *module);
     /* The kernel `name` of `module`: *function NULL (HK_SUCCESS, nothing recorded) when there is none.
      * *fast is a handle for a quicker launch of it, or NULL. */
@@ -131,6 +132,9 @@ typedef struct hk__kind {
      * toolkit built against, which keys the cache without loading the compiler. */
     const char *rtc_name;
     int rtc_build_version;
+    /* What else the compiled code depends on, for the disk cache's key (the CPU kind: which host
+     * compiler, and the host prelude); NULL: nothing but rtc_name and rtc_build_version. */
+    const char *(*rtc_cache_identity)(void);
     /* NULL when the compiler can be used; else why not, as a sentence. */
     const char *(*rtc_unavailable)(void);
     hk_status (*rtc_version)(const char *fn, int *major, int *minor);

@@ -125,7 +125,7 @@ hk_status hk_module_load(hk_module *out, hk_program program)
     char what[256];
     snprintf(what, sizeof what, "loading %s (compiled for %s; the device is %s)", p->name, p->target,
              hk__device_properties(device)->arch);
-    if ((s = kind->module_load(fn, what, &m->vendor, p->binary)) != HK_SUCCESS) {
+    if ((s = kind->module_load(fn, what, &m->vendor, p->binary, p->binary_size)) != HK_SUCCESS) {
         free(m->source);
         free(m);
         return s;

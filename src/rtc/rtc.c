@@ -105,7 +105,9 @@ static char *cache_key(const char *source, const char *name, const char *const *
                        const char *target, size_t *length)
 {
     const hk__kind *kind = hk__kind_for_target(target);
-    size_t size = strlen(source) + strlen(name) + strlen(target) + strlen(hk__prelude_source) + 256;
+    const char *identity = kind->rtc_cache_identity ? kind->rtc_cache_identity() : NULL;
+    size_t size = strlen(source) + strlen(name) + strlen(target) + strlen(hk__prelude_source) + 256 +
+                  (identity ? strlen(identity) + 8 : 0);
     for (int i = 0; i < num_options; i++)
         size += strlen(options[i]) + 24;
     char *key = malloc(size);
@@ -115,6 +117,8 @@ static char *cache_key(const char *source, const char *name, const char *const *
                      kind->rtc_name, kind->rtc_build_version, target, name, num_options);
     for (int i = 0; i < num_options; i++)
         n += snprintf(key + n, size - (size_t)n, "%zu:%s|", strlen(options[i]), options[i]);
+    if (identity) /* absent for the GPU kinds, whose keys stay as they were */
+        n += snprintf(key + n, size - (size_t)n, "%zu:%s|", strlen(identity), identity);
     n += snprintf(key + n, size - (size_t)n, "%s|%s", hk__prelude_source, source);
     *length = (size_t)n;
     return key;

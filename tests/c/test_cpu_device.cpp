@@ -54,7 +54,7 @@ TEST(CpuDeviceModel, DescribesTheHost)
     EXPECT_EQ(std::strncmp(info.name, "CPU: ", 5), 0) << info.name;
     EXPECT_GT(std::strlen(info.name), 5u);
     EXPECT_STREQ(info.arch, "host");
-    EXPECT_EQ(info.warp_size, 1);
+    EXPECT_EQ(info.warp_size, 32) << "user kernels on the CPU device run 32-lane warps";
     EXPECT_GE(info.multiprocessor_count, 1);
     EXPECT_GT(info.total_memory, (size_t)0);
     EXPECT_GT(info.free_memory, (size_t)0);

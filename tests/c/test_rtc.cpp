@@ -1,6 +1,7 @@
 // test_rtc.cpp: user kernels. Compilation, the compile-error path and the
 // disk cache need no GPU (hiprtc and NVRTC compile for a named target);
-// loading, argument checking and launching do.
+// loading, argument checking and launching run on the current device, the
+// CPU device included (tests/c/test_cpu_kernels.cpp has its own cases).
 #include "common.h"
 
 #include <cmath>
@@ -300,7 +301,7 @@ TEST(Cache, RefusesAnEmptyFolderName)
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_cache_set_dir", hk_cache_set_dir(""));
 }
 
-// ------------------------------------------------------------- GPU needed
+// ------------------------------------------------- on the current device
 
 class UserKernel : public GpuTest
 {
@@ -310,7 +311,6 @@ class UserKernel : public GpuTest
         GpuTest::SetUp();
         if (HasFatalFailure())
             return;
-        SKIP_WITHOUT_GPU(); // user kernels do not run on the CPU device yet
         ASSERT_HK_OK(hk_program_compile(&program_, kSaxpy, "saxpy.hip", nullptr, 0, nullptr));
         ASSERT_HK_OK(hk_module_load(&module_, program_));
     }
