@@ -33,45 +33,20 @@
 #include "gpu/device.h"
 #include "gpu/gpu.h"
 #include "scan/scan.h"
+#include "scan/scan_ops.h"
 
 namespace
 {
 
 using namespace hk_dev;
 using namespace hk_lookback;
+using namespace hk_scan_ops;
 
 constexpr int SCAN_BLOCK = 256;
 constexpr int MAX_WARPS = SCAN_BLOCK / 32; // warps per block on a 32-lane device (64 lanes: half)
 
-// ---- element types: what is stored, what accumulates, what is written, for
-// In = hk_dt::traits<D>
-
-template <typename In> struct scan_types {
-    typedef hk_dt::accumulate<In::dtype> accumulate;
-    typedef typename In::stored storage;
-    typedef typename accumulate::acc acc;
-    typedef typename accumulate::out out;
-    static HK_DEVICE acc load(storage v) { return accumulate::from(In::load(v)); }
-    static HK_DEVICE out store(acc a) { return accumulate::finish(a); }
-};
-
-// ---- the ops: hk_ops::op_add and op_multiply with their identities. The
-// identity of a float sum is -0.0, not op_add's +0.0, so that a row starting
-// with -0.0 keeps it (-0.0 + x == x for every x, +0.0 + -0.0 would not).
-
-template <typename A, int OP> struct scan_op;
-template <typename A> struct scan_op<A, HK_SCAN_CUMSUM> : hk_ops::op_add {
-    static HK_DEVICE A identity()
-    {
-        if constexpr (A(0.5) != A(0))
-            return -A(0);
-        else
-            return A(0);
-    }
-};
-template <typename A> struct scan_op<A, HK_SCAN_CUMPROD> : hk_ops::op_multiply {
-    static HK_DEVICE A identity() { return A(1); }
-};
+// The element types (scan_types) and the ops with their identities (scan_op):
+// scan/scan_ops.h, shared with the CPU device.
 
 template <typename A, typename Op> HK_DEVICE A warp_inclusive_scan(A x, Op op)
 {

@@ -3,10 +3,11 @@
 //
 // Keys travel as their raw bits (uint8/16/32/64), so the output holds the
 // input's exact bits (NaN payloads, the sign of zero). Ordering uses
-// order_key(), a monotone map to unsigned integers: integers flip the sign
-// bit; floats flip the sign bit of positives and every bit of negatives, with
-// -0.0 mapped onto +0.0's key (equal, so they keep their order) and every NaN
-// onto the largest key (last, in their original order).
+// order_key() (sort/keys.h, shared with the CPU device's sort), a monotone
+// map to unsigned integers: integers flip the sign bit; floats flip the sign
+// bit of positives and every bit of negatives, with -0.0 mapped onto +0.0's
+// key (equal, so they keep their order) and every NaN onto the largest key
+// (last, in their original order).
 //
 // Short rows (N <= 4096, or 2048 for 8-byte keys): block_sort_kernel, one
 // block per row (or several short rows per block) sorting (key, position)
@@ -37,6 +38,7 @@
 #include "common/lookback.h"
 #include "gpu/device.h"
 #include "gpu/gpu.h"
+#include "sort/keys.h"
 #include "sort/sort.h"
 
 namespace
@@ -44,6 +46,7 @@ namespace
 
 using namespace hk_dev;
 using namespace hk_lookback;
+using namespace hk_sort_keys;
 
 constexpr int SORT_BLOCK = 256;
 constexpr int RADIX = 256; // one thread per digit in the pass kernel: SORT_BLOCK == RADIX
@@ -52,7 +55,6 @@ constexpr int MAX_PASSES = 16; // 8 key digits + 8 row digits
 constexpr uint32_t STATUS_AGGREGATE = 1u << 30, STATUS_INCLUSIVE = 2u << 30, STATUS_COUNT = (1u << 30) - 1u;
 constexpr uint64_t PORTION_LIMIT = 1ull << 28; // keys per pass launch, so per-digit counts fit 30 bits
 
-enum { KIND_UNSIGNED = 0, KIND_SIGNED = 1, KIND_FLOAT = 2 };
 enum { FROM_IN = 0, BUF_A = 1, BUF_B = 2, TO_FINAL = 3 };
 enum { MODE_SKIP = 0, MODE_COPY = 1, MODE_SORT = 2 };
 // The ranking's state per warp and digit (onesweep_kernel), one aligned pair
@@ -86,58 +88,7 @@ template <typename P> struct payload_of {
     static constexpr bool present = !same_type<P, no_payload>::value;
 };
 
-// ---- ordering
-
-template <typename U> struct float_bits;
-template <> struct float_bits<uint8_t> { // there is no 8-bit float; never used
-    static constexpr uint8_t inf = 0xFF;
-};
-template <> struct float_bits<uint16_t> {
-    static constexpr uint16_t inf = 0x7C00;
-};
-template <> struct float_bits<uint32_t> {
-    static constexpr uint32_t inf = 0x7F800000u;
-};
-template <> struct float_bits<uint64_t> {
-    static constexpr uint64_t inf = 0x7FF0000000000000ull;
-};
-
-// The ordering with the kind resolved into two XOR masks and a flag: selects,
-// not branches (a branch on the key would make the warp wait for its load
-// before the next load issues; the pass kernel loads 16 at once). Made once
-// per kernel where keys are many.
-template <typename U> struct key_order {
-    static constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-    U positive, negative; // XOR masks for a clear and a set sign bit
-    bool is_float;
-    HK_DEVICE explicit key_order(int kind)
-        : positive(kind == KIND_UNSIGNED ? (U)0 : sign), negative(kind == KIND_FLOAT    ? (U) ~(U)0
-                                                                  : kind == KIND_SIGNED ? sign
-                                                                                        : (U)0),
-          is_float(kind == KIND_FLOAT)
-    {
-    }
-    HK_DEVICE U operator()(U raw) const
-    {
-        U key = (U)(raw ^ ((raw & sign) ? negative : positive));
-        const U magnitude = (U)(raw & (U)~sign);
-        key = is_float && magnitude == 0 ? sign : key;                      // -0.0 and +0.0: one key
-        key = is_float && magnitude > float_bits<U>::inf ? (U) ~(U)0 : key; // NaN: after +inf
-        return key;
-    }
-};
-
-template <typename U> HK_DEVICE U order_key(U raw, int kind)
-{
-    return key_order<U>(kind)(raw);
-}
-
-// Raw bits whose key is the largest (padding that sorts after everything).
-template <typename U> HK_DEVICE U max_key_raw(int kind)
-{
-    constexpr U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-    return kind == KIND_SIGNED ? (U)~sign : (U) ~(U)0; // all ones is a NaN for floats
-}
+// ---- ordering: sort/keys.h (order_key, key_order, max_key_raw, key_kind)
 
 template <typename T> HK_DEVICE T block_exclusive_sum(T x, T *s_warp)
 {
@@ -752,15 +703,6 @@ template <typename W> __global__ void raw_copy_kernel(const W *src, W *dst, uint
 }
 
 // ---- host side
-
-// The ordering of a dtype's keys (order_key), from its traits.
-int key_kind(hk_dtype dtype)
-{
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(dtype, [](auto tag) {
-        typedef hk_dt::traits<decltype(tag)::value> T;
-        return T::is_float ? (int)KIND_FLOAT : T::is_signed ? (int)KIND_SIGNED : (int)KIND_UNSIGNED;
-    });
-}
 
 size_t round_up(size_t bytes)
 {
