@@ -172,7 +172,7 @@ static Py_ssize_t pack(PyObject *types, PyObject *args, unsigned char *buffer)
 }
 
 /* The kernel handle: `kernel` is an int (the handle), or a list indexed by
- * device id (several GPUs) whose entry for the calling thread's current
+ * device number (several devices) whose entry for the calling thread's current
  * device is the handle, or 0 / missing when the kernel is not loaded there
  * yet. 0 when there is none. */
 static void *kernel_for_device(PyObject *kernel)
@@ -249,7 +249,7 @@ typedef struct operand {
 /* What get_operand needs of an array, worked out on its first use and kept
  * in its __dict__ as _hk_meta: one dictionary lookup per operand instead of
  * six plus their checks (ops_bench). The attributes it is made from (shape,
- * _hk_dtype, nbytes, device, _contiguous, the address) are set when the array
+ * _hk_dtype, nbytes, _device, _contiguous, the address) are set when the array
  * is made and never change; _hk_address is cached on the same grounds. */
 typedef struct {
     PyObject_HEAD long dtype, device;
@@ -727,7 +727,7 @@ PyMODINIT_FUNC PyInit__launch(void)
     n_contiguous = PyUnicode_InternFromString("_contiguous");
     n_size = PyUnicode_InternFromString("size");
     n_nbytes = PyUnicode_InternFromString("nbytes");
-    n_device = PyUnicode_InternFromString("device");
+    n_device = PyUnicode_InternFromString("_device");
     n_out = PyUnicode_InternFromString("out");
     n_stream = PyUnicode_InternFromString("stream");
     n_el_strides = PyUnicode_InternFromString("_el_strides");

@@ -1,5 +1,7 @@
 """User kernels: run-time compilation (no GPU needed when a target is named),
-the disk cache, argument typing and packing, and launches against NumPy."""
+the disk cache, argument typing and packing, and launches against NumPy (on a GPU,
+or on the CPU device once it runs user kernels: until then it refuses them with a
+sentence)."""
 import os
 import re
 import struct
@@ -361,13 +363,30 @@ def test_grids_may_be_ints_or_tuples_of_up_to_three():
         assert fake.calls[-1][0] == expected and fake.calls[-1][1] == expected
 
 
-# ---------------------------------------------------------- on the GPU
+# ---------------------------------------------------------- launches
+# On the current device when it runs user kernels (a GPU; the CPU device once the library's does),
+# else on a GPU (conftest.py, the user_kernels marker). Until then the CPU device refuses them:
+
+
+def test_user_kernels_on_the_cpu_device_are_refused_plainly(cpu_user_kernels):
+    if cpu_user_kernels:
+        pytest.skip("the CPU device runs user kernels: the user_kernels tests run there")
+    with hipkit.Device("cpu"):
+        out = hipkit.zeros(3, np.float32)
+        with pytest.raises(hipkit.NotSupportedError, match="the CPU device does not run user kernels yet"):
+            hipkit.RawKernel(unique(FILL), "fill")(1, 32, (out, 1.0, 3))
+        with pytest.raises(hipkit.NotSupportedError, match="run them on a GPU"):
+            hipkit.RawModule(unique(SAXPY))
+        with pytest.raises(hipkit.NotSupportedError, match="does not run user kernels yet"):
+            kernel.compile(unique(SAXPY))  # for the current device, the CPU device
+        assert looks_like_code(kernel.compile(SAXPY, TARGET).binary)  # a GPU target needs no GPU
+        assert np.array_equal(out.get(), np.zeros(3, np.float32))
 
 def poisoned(n, dtype=np.float32):
     return hipkit.asarray(np.full(n, np.nan, dtype))
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("n", [1, 7, 1000003])
 def test_saxpy_matches_numpy(rng, n):
     x_host = rng.standard_normal(n).astype(np.float32)
@@ -390,7 +409,7 @@ extern "C" __global__ void fill(float *out, float value, int n)
 """
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("n", [1, 7, 1000003])
 def test_every_element_is_written(n):
     out = poisoned(n)
@@ -398,7 +417,7 @@ def test_every_element_is_written(n):
     np.testing.assert_array_equal(out.get(), np.float32(0.5) + np.arange(n, dtype=np.float32))
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_each_declared_type_arrives_as_given():
     source = r"""
     extern "C" __global__ void show(double *out, signed char a, unsigned short b, int c, long long d,
@@ -416,7 +435,7 @@ def test_each_declared_type_arrives_as_given():
     assert out.get().tolist() == [-128, 65535, -2**31, -2**53, 2**53, 1.5, 1 / 3, 1.0, 255]
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("args, error", [
     (lambda out: (out, 1.0, 2**40), OverflowError),  # int32 n
     (lambda out: (out, 1.0, 3.0), TypeError),  # float for int
@@ -430,11 +449,11 @@ def test_wrong_arguments_raise_before_launch(args, error):
     fill = hipkit.RawKernel(FILL, "fill")
     with pytest.raises(error):
         fill(1, 32, args(out))
-    hipkit.Device(0).synchronize()
+    hipkit.get_device().synchronize()
     assert np.isnan(out.get()).all()  # nothing ran
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_too_many_threads_is_refused_with_the_limit():
     fill = hipkit.RawKernel(FILL, "fill")
     limit = fill.attributes["max_threads_per_block"]
@@ -445,7 +464,7 @@ def test_too_many_threads_is_refused_with_the_limit():
         fill(1, (32, 32, 2), (poisoned(1), 1.0, 1))  # 2048 threads as well, in three dimensions
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_too_much_shared_memory_is_refused():
     fill = hipkit.RawKernel(FILL, "fill")
     with pytest.raises(hipkit.HipkitError, match="shared"):
@@ -454,7 +473,7 @@ def test_too_much_shared_memory_is_refused():
     assert attributes["max_dynamic_shared_bytes"] < 1 << 30
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_dynamic_shared_memory():
     source = r"""
     extern "C" __global__ void reverse_block(const float *x, float *y)
@@ -471,7 +490,7 @@ def test_dynamic_shared_memory():
     np.testing.assert_array_equal(y.get(), host[::-1])
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_launches_on_streams_are_ordered_by_events(rng):
     n = 1 << 22
     host = rng.standard_normal(n).astype(np.float32)
@@ -487,7 +506,7 @@ def test_launches_on_streams_are_ordered_by_events(rng):
     np.testing.assert_allclose(y.get(), 30 * host, rtol=1e-5)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("n", [1, 7, 1000003])
 def test_launch_n_covers_n(n):
     source = r"""
@@ -502,7 +521,7 @@ def test_launch_n_covers_n(n):
     np.testing.assert_array_equal(out.get(), 3 * np.arange(n, dtype=np.int64))
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_launch_n_of_nothing_checks_the_arguments():
     iota = hipkit.RawKernel(FILL, "fill")
     iota.launch_n(0, (poisoned(0), 1.0, 0))
@@ -510,7 +529,7 @@ def test_launch_n_of_nothing_checks_the_arguments():
         iota.launch_n(0, (poisoned(0), 1.0))
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_raw_module_with_two_kernels():
     source = r"""
     #define INDEX (int)(blockIdx.x * blockDim.x + threadIdx.x)
@@ -525,20 +544,20 @@ def test_raw_module_with_two_kernels():
     add_one(4, 256, (x, 1000))
     twice(4, 256, (x, 1000))
     np.testing.assert_array_equal(x.get(), (host + 1) * 2)
-    assert module.program.target == hipkit.Device(0).arch
+    assert module.program.target == hipkit.get_device().arch
     with pytest.raises(hipkit.HipkitError, match="missing"):
         module.get_function("missing")
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_raw_module_for_the_named_device_target():
-    module = hipkit.RawModule(SAXPY, target=hipkit.Device(0).arch)
+    module = hipkit.RawModule(SAXPY, target=hipkit.get_device().arch)
     x, y = hipkit.asarray(np.ones(10, np.float32)), hipkit.asarray(np.ones(10, np.float32))
     module.get_function("saxpy")(1, 32, (3.0, x, y, 10))
     np.testing.assert_array_equal(y.get(), np.full(10, 4, np.float32))
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_param_types_when_the_source_cannot_tell():
     source = r"""
     #define REAL float
@@ -559,7 +578,7 @@ def test_param_types_when_the_source_cannot_tell():
         hipkit.RawKernel(SAXPY, "saxpy", param_types=("ptr",))(1, 1, (None,))
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_attributes():
     attributes = hipkit.RawKernel(SAXPY, "saxpy").attributes
     assert 1 <= attributes["max_threads_per_block"] <= 1024
@@ -567,21 +586,21 @@ def test_attributes():
     assert attributes["static_shared_bytes"] == 0
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_compiling_for_the_current_device(cache_dir):
     source = unique(SAXPY)
     program = kernel.compile(source)
-    assert program.target == hipkit.Device(0).arch and program.cached is False
+    assert program.target == hipkit.get_device().arch and program.cached is False
     assert kernel.compile(source).cached is True
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_a_missing_kernel_is_reported():
     with pytest.raises(hipkit.HipkitError, match="nope"):
         hipkit.RawKernel(SAXPY, "nope")(1, 1, ())
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_kernel_of_no_arguments_and_3d_shapes():
     source = r"""
     __device__ int counter;

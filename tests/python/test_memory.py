@@ -7,7 +7,6 @@ import pytest
 
 import hipkit
 
-pytestmark = pytest.mark.gpu
 MiB = 1 << 20
 
 

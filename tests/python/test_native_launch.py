@@ -1,6 +1,6 @@
 """The native launcher (hipkit._launch) must pack exactly what the checked
 Python path packs, and hand everything it does not handle back (-1 / None)
-rather than guess. Needs no GPU: packing is host work, and a launch with an
+rather than guess. Runs on any device: packing is host work, and a launch with an
 invented kernel handle stops at the library's handle check."""
 import os
 import struct
@@ -8,6 +8,7 @@ import struct
 import numpy as np
 import pytest
 
+import hipkit
 from hipkit import kernel
 from hipkit._ffi import lib
 
@@ -90,9 +91,14 @@ class _FakeStream:
 
 
 def test_kernel_per_device_and_stream_forms():
-    """Several GPUs: the kernel is a list indexed by the current device (0 here);
+    """Several devices: the kernel is a list indexed by the current device (0 here);
     a missing or 0 entry is handed back (the checked path loads the kernel
     there). The stream is None or an object with an int _hk_stream."""
+    with hipkit.Device(0):
+        _per_device_and_stream_forms()
+
+
+def _per_device_and_stream_forms():
     types = bytes([lib.HK_ARG_INT32])
     assert _launch.launch([0x7777], 1, 1, (1,), types, 0, None) == lib.HK_ERROR_INVALID_HANDLE
     assert _launch.launch([0x7777, 0], 1, 1, (1,), types, 0, None) == lib.HK_ERROR_INVALID_HANDLE

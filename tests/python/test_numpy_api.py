@@ -9,7 +9,6 @@ import pytest
 
 import hipkit
 
-pytestmark = pytest.mark.gpu
 
 ALL = ["bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"]
 INTS = ["int8", "uint8", "int32", "uint32", "int64", "uint64"]
@@ -547,7 +546,7 @@ def test_sort_nan_last_and_in_place(rng):
 
 # ---------------------------------------------------------------- matmul
 
-ENGINES = ["own", "vendor"]
+ENGINES = ["own", pytest.param("vendor", marks=pytest.mark.needs_gpu)]  # the vendor BLAS is a GPU's
 
 
 def _engine_ok(engine):

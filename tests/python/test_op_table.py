@@ -11,7 +11,6 @@ import pytest
 
 import hipkit
 
-pytestmark = pytest.mark.gpu
 
 DTYPES = ["bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"]
 ROWS = [row for row in hipkit.ops._OPS.values() if row.arity in (1, 2)]

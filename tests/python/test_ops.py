@@ -7,7 +7,6 @@ import pytest
 
 import hipkit
 
-pytestmark = pytest.mark.gpu
 
 SIZES = [0, 1, 7, 1000003, 2**20 + 1]  # empty, one, below a warp, a prime, just past a power of two
 FLOATS = [np.float32, np.float64]

@@ -7,8 +7,6 @@ import pytest
 
 import hipkit
 
-gpu = pytest.mark.gpu
-
 # ------------------------------------------------------------ the reference
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
@@ -111,14 +109,13 @@ def test_reference_uniforms_span_the_half_open_unit_interval():
     assert uniform_bits(words, np.array([0]), np.float64)[0] == 0.5
 
 
-# ----------------------------------------------- with a GPU: the numbers
+# ----------------------------------------------- on the current device: the numbers
 
 SIZES = [1, 7, 1000003]
 SKIPS = [0, 1, 3, 5]  # numbers drawn first, so the draw under test starts at that offset
 FLOATS = [np.float32, np.float64]
 
 
-@gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("skip", SKIPS)
 @pytest.mark.parametrize("n", SIZES)
@@ -132,7 +129,6 @@ def test_random_matches_the_reference_bit_for_bit(rng, dtype, n, skip):
     np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), expected.view(f"u{got.itemsize}"))
 
 
-@gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_uniform_with_a_power_of_two_span_is_bit_exact(rng, dtype):
     # fma(8, u, -2) is exact here, so plain NumPy arithmetic gives the same bits.
@@ -143,7 +139,6 @@ def test_uniform_with_a_power_of_two_span_is_bit_exact(rng, dtype):
     np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), expected.view(f"u{got.itemsize}"))
 
 
-@gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_uniform_with_any_bounds_is_within_an_ulp_and_inside(rng, dtype):
     seed = int(rng.integers(0, 2**64, dtype=np.uint64))
@@ -161,7 +156,6 @@ def test_uniform_with_any_bounds_is_within_an_ulp_and_inside(rng, dtype):
     assert np.all((got >= lo) & (got <= hi))
 
 
-@gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("skip", SKIPS)
 def test_normal_matches_the_reference(rng, dtype, skip):
@@ -174,7 +168,6 @@ def test_normal_matches_the_reference(rng, dtype, skip):
     assert_normals_close(got, z, r, dtype, 3.0, 2.0)
 
 
-@gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_normal_moments_match_the_distribution(rng, dtype):
     n, loc, scale = 1_000_000, -1.5, 2.5
@@ -184,7 +177,6 @@ def test_normal_moments_match_the_distribution(rng, dtype):
     assert abs(x.var(ddof=1) - scale**2) < 5 * scale**2 * np.sqrt(2 / (n - 1))
 
 
-@gpu
 def test_the_same_seed_repeats_and_other_seeds_differ(rng):
     seed = int(rng.integers(0, 2**63))
     first = hipkit.random.default_rng(seed).random(1000).get()
@@ -193,7 +185,6 @@ def test_the_same_seed_repeats_and_other_seeds_differ(rng):
         assert np.count_nonzero(first == hipkit.random.default_rng(other).random(1000).get()) < 5
 
 
-@gpu
 @pytest.mark.parametrize("method", ["random", "standard_normal", "uniform", "normal"])
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_successive_draws_continue_the_stream(rng, method, dtype):
@@ -205,7 +196,6 @@ def test_successive_draws_continue_the_stream(rng, method, dtype):
     np.testing.assert_array_equal(np.concatenate(parts), whole)
 
 
-@gpu
 def test_shapes_and_dtypes():
     generator = hipkit.random.default_rng(5)
     assert generator.random().shape == () and generator.random().dtype == np.float64
@@ -217,7 +207,6 @@ def test_shapes_and_dtypes():
     assert np.all(x == 1.0)
 
 
-@gpu
 def test_draws_run_on_a_stream():
     with hipkit.Stream() as stream:
         x = hipkit.random.default_rng(77).random(1000003, dtype=np.float32, stream=stream)
@@ -227,7 +216,7 @@ def test_draws_run_on_a_stream():
 
 # ---------------------------------------------- any machine: the generator
 
-def test_offset_counts_the_numbers_drawn_and_empty_draws_need_no_gpu():
+def test_offset_counts_the_numbers_drawn_and_empty_draws_draw_nothing():
     generator = hipkit.random.default_rng(1)
     assert (generator.seed, generator.offset) == (1, 0)
     generator.random(0)

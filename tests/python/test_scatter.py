@@ -1,5 +1,5 @@
 """Advanced assignment (x[idx] = v, x[mask] = v) and hipkit.put against NumPy on random data (issue 5),
-plus the argument checks that need no GPU."""
+plus the argument checks, on the current device."""
 import numpy as np
 import pytest
 
@@ -49,9 +49,8 @@ def _dev(key):
     return hipkit.asarray(key) if isinstance(key, np.ndarray) else key
 
 
-# ---------------------------------------------------------------- GPU: against NumPy
+# ---------------------------------------------------------------- against NumPy
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_one_index_array_on_each_axis(rng, dtype):
     shape = (5, 7, 3)
@@ -73,7 +72,6 @@ def test_one_index_array_on_each_axis(rng, dtype):
     _assign_both(rng, shape, dtype, (Ellipsis, [2]), _random(rng, (5, 7, 1), dtype))
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "uint64"])
 def test_views_and_slices_around_the_index(rng, dtype):
     shape = (6, 9, 8)
@@ -87,7 +85,6 @@ def test_views_and_slices_around_the_index(rng, dtype):
             _assign_both(rng, shape, dtype, key, value, _dev(key), hipkit.asarray(value), view=view)
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["bool", "int32", "float64"])
 def test_several_index_arrays(rng, dtype):
     shape = (4, 5, 6)
@@ -136,7 +133,6 @@ def _check_scatter(x, before, key, value, what):
     _check(hipkit.asarray(got.reshape(before.shape)), expected.reshape(before.shape), what)
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_boolean_masks(rng, dtype):
     mask = rng.random((7, 11)) < 0.4
@@ -157,7 +153,6 @@ def test_boolean_masks(rng, dtype):
     _assign_both(rng, (7, 11), dtype, none, _random(rng, (0,), dtype), hipkit.asarray(none))
 
 
-@pytest.mark.gpu
 def test_value_casting_like_numpy(rng):
     a = np.zeros(5, np.int8)
     x = hipkit.asarray(a)
@@ -173,7 +168,6 @@ def test_value_casting_like_numpy(rng):
     _check(f, np.array([0, 2**40, 3, 0], np.float32), "float32 from int64 values")
 
 
-@pytest.mark.gpu
 def test_errors_like_numpy(rng):
     a = np.zeros((3, 5))
     x = hipkit.asarray(a)
@@ -202,7 +196,6 @@ def test_errors_like_numpy(rng):
     _check(x, before, "nothing written after an out-of-range index")
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("n", [0, 1, 31, 1000003])
 def test_sizes(rng, n):
     idx = rng.permutation(n)[: n // 2]
@@ -210,7 +203,6 @@ def test_sizes(rng, n):
     _assign_both(rng, (n,), "float32", idx, values, hipkit.asarray(idx), hipkit.asarray(values))
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
 def test_put_like_numpy(rng, mode):
     for shape, view in [((4, 6), lambda t: t), ((4, 6), lambda t: t.T), ((10,), lambda t: t[::-2])]:
@@ -232,7 +224,6 @@ def test_put_like_numpy(rng, mode):
         hipkit.put(hipkit.asarray(np.zeros((4, 6))), [0, 24], 1.0)
 
 
-@pytest.mark.gpu
 def test_method_and_large_duplicates(rng):
     x = hipkit.asarray(np.zeros(3))
     idx = rng.integers(0, 3, size=200000)
@@ -246,9 +237,8 @@ def test_method_and_large_duplicates(rng):
     _check(y, np.array([0, 2.0, 0, 0, 0, 3.0]), "ndarray.put")
 
 
-# ---------------------------------------------------------------- no GPU: argument checks
+# ---------------------------------------------------------------- argument checks
 
-@pytest.mark.nogpu
 def test_unsupported_forms_say_what_is_supported():
     x = hipkit.empty((0, 3))
     with pytest.raises(NotImplementedError, match="integer arrays, boolean masks"):

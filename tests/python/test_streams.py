@@ -6,8 +6,6 @@ import pytest
 
 import hipkit
 
-pytestmark = pytest.mark.gpu
-
 
 def test_work_on_a_stream_is_ordered_on_that_stream(rng):
     host = rng.standard_normal(1 << 20).astype(np.float32)

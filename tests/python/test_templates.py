@@ -1,5 +1,6 @@
 """ElementwiseKernel and ReductionKernel: parsing, broadcasting plans and the
-generated source (no GPU needed), and results against NumPy on the GPU."""
+generated source (no GPU needed), and results against NumPy on the current device
+when it runs user kernels, else on a GPU (the user_kernels marker, conftest.py)."""
 import numpy as np
 import pytest
 
@@ -168,7 +169,7 @@ def test_template_arguments_are_checked(args, kwargs, error, match):
         hipkit.ElementwiseKernel(*AXPY2)(*args(), **kwargs)
 
 
-# ------------------------------------------------------------ on the GPU
+# ------------------------------------------------------------ launches
 
 SIZES = [1, 7, 1000003]
 
@@ -195,7 +196,7 @@ def poisoned(shape, dtype):
     return hipkit.asarray(np.full(shape, np.iinfo(dtype).min, dtype))
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 def test_elementwise_matches_numpy(rng, n, dtype):
@@ -208,7 +209,7 @@ def test_elementwise_matches_numpy(rng, n, dtype):
     assert_close(ew(hipkit.asarray(x), hipkit.asarray(y)).get(), x * dtype(3) - y)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("shapes", [
     [(3, 4), (4,)], [(3, 4), (3, 1)], [(2, 1, 4), (3, 1)], [(5, 1), (1, 6)], [(), (7,)], [(1,), (1000003,)],
     [(1000, 1), (1, 1000)], [(2, 3, 4, 5), (3, 1, 5)], [(2, 1, 3, 1, 2, 1, 2, 2), (2, 2, 3, 1, 2, 2, 1, 2)],
@@ -223,7 +224,7 @@ def test_elementwise_broadcasts_as_numpy(rng, shapes):
     np.testing.assert_array_equal(ew(hipkit.asarray(y), hipkit.asarray(x)).get(), y * np.float32(2) + x)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_scalar_arguments(rng):
     ew = hipkit.ElementwiseKernel("float32 x, float32 a, int32 k", "float32 z", "z = a * x + k", "scaled")
     x = random_array(rng, 1001, np.float32)
@@ -235,7 +236,7 @@ def test_scalar_arguments(rng):
         ew(hipkit.asarray(x), 1.5, 2.5)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_index_size_and_raw_inputs():
     ew = hipkit.ElementwiseKernel("raw float64 x", "float64 y, int64 k", "y = x[n - 1 - i]; k = i * 10 + n",
                                   "reverse")
@@ -246,7 +247,7 @@ def test_index_size_and_raw_inputs():
     np.testing.assert_array_equal(k.get(), np.arange(1000) * 10 + 1000)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_in_place_and_preamble(rng):
     ew = hipkit.ElementwiseKernel("float64 x", "float64 y", "y = square(x) + 1", "sq",
                                   preamble="__device__ double square(double v) { return v * v; }")
@@ -256,7 +257,7 @@ def test_in_place_and_preamble(rng):
     assert_close(x.get(), host * host + 1)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_on_a_stream(rng):
     ew = hipkit.ElementwiseKernel(*AXPY2)
     x = random_array(rng, 1 << 20, np.float32)
@@ -269,7 +270,7 @@ def float_sum_tolerance(x):
     return 1e-5 * float(np.abs(x).sum(dtype=np.float64)) + 1e-6
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("n", [0] + SIZES + [8192, 8193])
 def test_reduction_sum_and_max(rng, n):
     total = hipkit.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "total")
@@ -285,7 +286,7 @@ def test_reduction_sum_and_max(rng, n):
         assert largest(x).get() == -np.inf  # the identity
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_integer_reductions_are_exact(rng, n, dtype):
@@ -301,7 +302,7 @@ def test_integer_reductions_are_exact(rng, n, dtype):
     assert total(x).get() == host.sum(dtype=np.int64)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_reduction_with_broadcast_inputs_and_post_map(rng):
     weighted_mean = hipkit.ReductionKernel("float64 x, float64 w", "float64 y", "x * w", "a + b", "y = a / n", "0",
                                            "weighted_mean")
@@ -316,14 +317,14 @@ def test_reduction_with_broadcast_inputs_and_post_map(rng):
                                                                   rel=1e-6)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_reduction_axis_is_not_supported_yet():
     total = hipkit.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "total")
     with pytest.raises(NotImplementedError):
         total(hipkit.zeros((2, 2), np.float32), axis=0)
 
 
-@pytest.mark.gpu
+@pytest.mark.user_kernels
 def test_repeated_calls_take_the_generated_path_and_still_check(rng):
     """After a first call of a shape, later calls of equal-shape contiguous
     arrays go through the generated __call__ (one frame): results, outputs

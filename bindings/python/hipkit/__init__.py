@@ -1,8 +1,15 @@
-"""hipkit: GPU arrays and kernels for AMD and NVIDIA GPUs, from one small C library.
+"""hipkit: arrays and kernels for AMD and NVIDIA GPUs, and the host CPU as one more device, from one
+small C library.
 
     import hipkit, numpy as np
     x = hipkit.asarray(np.arange(5, dtype=np.float32))
     print((x + x).get(), hipkit.sum(x))
+    y = hipkit.zeros(5, device="cpu")           # on the CPU device: host memory, the same ops
+    with hipkit.Device("cpu"): z = y + 1        # or make it the current device
+
+Devices: the GPUs are numbered first (0 .. gpu_count() - 1), then the CPU device, always present, so
+device_count() is at least 1. The default device is the first GPU, else the CPU device;
+HIPKIT_DEVICE=cpu|gpu|N chooses another.
 
 Array API: x.__array_namespace__() is this module, which implements a subset of the Python array API
 standard (version 2023.12; earlier versions accepted): creation (asarray, arange, empty, zeros, ones,
@@ -16,13 +23,13 @@ views or copies (reshape, permute_dims, matrix_transpose, expand_dims, squeeze, 
 broadcast_to/arrays, concat, stack, unstack, astype), with the dtypes bool, int8, uint8, int32,
 uint32, int64, uint64, float32, float64 (and float16, outside the standard). Not provided: int16,
 uint16 and complex dtypes, set functions,
-searchsorted, linalg and fft extensions; creation functions take no device= (use
-`with hipkit.Device(i):`). tests/python/test_array_api.py lists every deviation.
+searchsorted, linalg and fft extensions. Creation functions take device= (a hipkit.Device, a device
+number, "cpu" or "gpu"). tests/python/test_array_api.py lists every deviation.
 """
 from .errors import (CompileError, HipkitError, InternalError, InvalidArgumentError, InvalidDeviceError,
                      InvalidHandleError, LaunchError, NoDeviceError, NotReadyError,
                      NotSupportedError, OutOfMemoryError, RuntimeGPUError)
-from .device import (Device, Event, Stream, device_count, get_device, platform, pool_stats,
+from .device import (Device, Event, Stream, device_count, get_device, gpu_count, platform, pool_stats,
                      runtime_version, set_pool_limit, trim_pool)
 from .device import version as _library_version
 from .array import (arange, array, asarray, ascontiguousarray, asnumpy, broadcast_to, concatenate, copy,

@@ -25,9 +25,11 @@ def check_api_version(api_version):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    """x converted to `dtype` (a new array unless copy=False and the dtype is already right)."""
-    if device is not None and device != x.device:
-        raise ValueError(f"astype: hipkit converts on the array's device ({x.device}); use to_device")
+    """x converted to `dtype` (a new array unless copy=False and the dtype is already right), on
+    `device` when given (moved there first: a copy)."""
+    if device is not None:
+        moved = x.to_device(device)
+        return moved.astype(dtype, copy=copy and moved is x)
     return x.astype(dtype, copy=copy)
 
 

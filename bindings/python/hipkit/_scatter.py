@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _layout
 from ._ffi import lib
-from .array import _check_device, _desc, _overlaps, asarray, ndarray
+from .array import _check_device, _desc, _on_data, _overlaps, asarray, ndarray
 from .device import _stream_handle
 from .errors import InvalidArgumentError, check
 
@@ -267,6 +267,7 @@ def _arange(n):
     return arange(n, dtype=np.int64)
 
 
+@_on_data
 def put(a, ind, v, mode="raise", *, stream=None):
     """numpy.put: a.flat[ind] = v, in place on `a` (any view; its C-order positions). v is converted
     to a's dtype and repeated as needed (NumPy's rule); mode 'raise' waits for the GPU to learn

@@ -1,5 +1,6 @@
-"""hipkit.ndarray: an N-d strided array in device memory (views share memory
-with their base), its conversions, and the creation functions.
+"""hipkit.ndarray: an N-d strided array in the memory of one device, a GPU or the CPU device (views
+share memory with their base), its conversions, and the creation functions (each takes device=: a
+hipkit.Device, a device number, "cpu" or "gpu"; None is the calling thread's current device).
 
 Ten dtypes: bool, int8, uint8, int32, uint32, int64, uint64, float16, float32,
 float64. The math (hipkit.add, hipkit.sum, ...) lives in hipkit.ops and maps
@@ -7,15 +8,15 @@ to the C library's op families; the methods and operators here call it.
 Work passed a `stream=` runs asynchronously there: keep its arrays alive until
 that stream has finished with them (freed memory is reused in default-stream order).
 """
+import functools
 import math
-import operator
 
 import numpy as np
 
 from . import _dtypes
 from . import _layout
 from ._ffi import ffi, lib
-from .device import _Exit, _size, _stream_handle, device_count
+from .device import Device, _Exit, _size, _stream_handle, device_count
 from .errors import check
 
 try:  # the native helpers (bindings/python/_launch.c); the cffi call is the fallback
@@ -58,23 +59,78 @@ def _shape(shape):
     return dims
 
 
-_several_gpus = None
+_several_devices = None
 _STRIDES = {}  # shape -> C-contiguous strides in elements (new arrays are made on every op's path)
 
 
 def _current_device():
-    """The calling thread's device. Every op asks, so with one GPU (or none)
-    the answer, 0, skips the library call."""
-    global _several_gpus
-    if _several_gpus is None:
-        _several_gpus = device_count() > 1
-    if not _several_gpus:
+    """The calling thread's device number. Every op asks, so with one device
+    (the CPU device alone) the answer, 0, skips the library call."""
+    global _several_devices
+    if _several_devices is None:
+        _several_devices = device_count() > 1
+    if not _several_devices:
         return 0
     if _native_current_device is not None:
         return _native_current_device()
     device = ffi.new("int *")
     check(lib.hk_device_get(device))
     return device[0]
+
+
+class _Here:
+    """The context of work on the device that is current already: nothing to do."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_HERE = _Here()
+
+
+def _on(ordinal):
+    """A context in which device number `ordinal` is current (nothing to do when it is already)."""
+    return _HERE if ordinal == _current_device() else Device._of(ordinal)
+
+
+def _on_data(fn):
+    """fn, run on the device of its first hipkit array argument (in a tuple or list of operands too;
+    else `out=`), made current for the call when it is not: an op follows its data, as the array
+    API says, and what it makes (its result, index arrays, temporaries) is made there. Its other
+    arrays must be on that device too (_check_device)."""
+    @functools.wraps(fn)
+    def on_data(*args, **kwargs):
+        current = _current_device()  # also finds out whether there are several devices
+        if _several_devices:
+            device = _first_device(args)
+            if device is None and kwargs.get("out") is not None:
+                device = _first_device((kwargs["out"],))
+            if device is not None and device != current:
+                with Device._of(device):
+                    return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return on_data
+
+
+def _first_device(args):
+    for arg in args:
+        if isinstance(arg, ndarray):
+            return arg._device
+        if isinstance(arg, (tuple, list)):
+            for item in arg:
+                if isinstance(item, ndarray):
+                    return item._device
+    return None
+
+
+def _target(device):
+    """The device number that `device=` names (a Device, a number, "cpu", "gpu"); None: the current one."""
+    if device is None:
+        return _current_device()
+    return device.id if isinstance(device, Device) else Device(device).id
 
 
 def _host_scalar(value, hk_dtype):
@@ -100,10 +156,10 @@ def _host_scalar(value, hk_dtype):
 
 
 class ndarray:
-    """An N-d array in the memory of one GPU (the current device when it was
-    made): shape, dtype, strides (bytes, as NumPy's), views that share memory
-    (slicing, reshape, transpose, ...). Freed (back to the pool) when the last
-    array using the memory is collected."""
+    """An N-d array in the memory of one device (a GPU or the CPU device: `device`, the current
+    device when it was made, or the device= it was made with): shape, dtype, strides (bytes, as
+    NumPy's), views that share memory (slicing, reshape, transpose, ...). Freed (back to the pool)
+    when the last array using the memory is collected."""
 
     # NumPy then hands `numpy_array + hipkit_array` to our reflected operators,
     # which explain what is supported, instead of converting us silently.
@@ -112,8 +168,13 @@ class ndarray:
     _own = False
     _base = None
 
-    def __init__(self, shape, dtype=np.float64):
-        self._allocate(_shape(shape), _dtype(dtype))
+    def __init__(self, shape, dtype=np.float64, *, device=None):
+        shape, dtype = _shape(shape), _dtype(dtype)
+        if device is None:
+            self._allocate(shape, dtype)
+        else:
+            with _on(_target(device)):
+                self._allocate(shape, dtype)
 
     def _allocate(self, shape, dtype):
         size = math.prod(shape)
@@ -129,7 +190,7 @@ class ndarray:
         self._el_strides = strides
         self._contiguous = True
         self._offset = 0
-        self.device = _current_device()
+        self._device = _current_device()
         data = ffi.new("void **")
         check(lib.hk_malloc(data, self.nbytes))  # 0 bytes: NULL, no GPU needed
         self._data = data[0]
@@ -155,7 +216,7 @@ class ndarray:
         view.shape, view.dtype, view._hk_dtype = shape, self.dtype, self._hk_dtype
         view.size = math.prod(shape)
         view.nbytes = view.size * self.dtype.itemsize
-        view._el_strides, view._offset, view.device = el_strides, offset, self.device
+        view._el_strides, view._offset, view._device = el_strides, offset, self._device
         view._contiguous = _layout.is_c_contiguous(shape, el_strides)
         view._base = self if self._base is None else self._base
         start = int(ffi.cast("uintptr_t", view._base._data))
@@ -169,6 +230,8 @@ class ndarray:
     strides = property(lambda self: tuple(s * self.dtype.itemsize for s in self._el_strides),
                        doc="bytes to step in each dimension, as NumPy's")
     base = property(lambda self: self._base, doc="the array owning the memory of a view; None for an owner")
+    device = property(lambda self: Device._of(self._device),
+                      doc="the hipkit.Device holding the data (.kind: 'gpu' or 'cpu'); equal to its number")
 
     @property
     def flags(self):
@@ -249,6 +312,10 @@ class ndarray:
         Given a stream, waits for it first; with blocking=False and `out` in
         pinned memory (hipkit.pinned_empty), the copy is queued on the stream
         instead and `out` is ready once the stream is synchronized."""
+        with _on(self._device):
+            return self._get(stream, out, blocking)
+
+    def _get(self, stream, out, blocking):
         if out is None:
             out = np.empty(self.shape, self.dtype)
         elif not (isinstance(out, np.ndarray) and out.shape == self.shape and out.dtype == self.dtype
@@ -276,6 +343,10 @@ class ndarray:
         From a C-contiguous array of pinned memory (hipkit.pinned_empty) and
         with a stream, the copy is asynchronous: keep `host` unchanged until
         the stream has finished with it."""
+        with _on(self._device):
+            return self._set(host, stream)
+
+    def _set(self, host, stream):
         host = np.asarray(host)
         if host.shape != self.shape:
             raise ValueError(f"set: host data has shape {host.shape}, the array {self.shape}")
@@ -283,7 +354,7 @@ class ndarray:
             host = np.ascontiguousarray(host, dtype=self.dtype)
         if not self._contiguous:
             staging = ndarray._empty(self.shape, self.dtype)
-            staging.set(host, stream)
+            staging._set(host, stream)
             _copy_into(self, staging, stream)
             return self
         if self.nbytes:
@@ -294,18 +365,23 @@ class ndarray:
                 check(lib.hk_memcpy_htod(self._data, ffi.from_buffer(host), self.nbytes))
         return self
 
-    def to_device(self, device, stream=None):
-        """A copy on GPU `device` (an int or a hipkit.Device); this array
-        itself when it is already there."""
-        from .device import Device
-        target = device.id if isinstance(device, Device) else operator.index(device)
-        if target == self.device:
+    def to_device(self, device, /, *, stream=None):
+        """A copy on `device` (a hipkit.Device, a device number, "cpu" or "gpu"); this array itself
+        when it is there already. Any two devices: GPU to GPU, GPU to the CPU device and back
+        (the copy waits for the work queued on both devices, and is done when it returns)."""
+        if device is None:
+            raise TypeError("to_device: device must be a hipkit.Device, a device number, 'cpu' or 'gpu', not None")
+        target = _target(device)
+        if target == self._device:
             return self
-        source = self if self._contiguous else self.copy(stream=stream)
-        with Device(target):
+        with _on(self._device):
+            source = self if self._contiguous else self.copy(stream=stream)
+            if stream is not None:
+                check(lib.hk_stream_synchronize(_stream_handle(stream)))
+        with _on(target):
             out = ndarray._empty(self.shape, self.dtype)
         if self.nbytes:
-            check(lib.hk_memcpy_dtod(out._data, source._data, self.nbytes))  # unified addressing: any two GPUs
+            _move(out, source)
         return out
 
     def __array_namespace__(self, /, *, api_version=None):
@@ -332,26 +408,29 @@ class ndarray:
         return interop.cuda_array_interface(self)
 
     def copy(self, stream=None):
-        """A C-contiguous copy (a strided view is gathered on the device)."""
-        out = ndarray._empty(self.shape, self.dtype)
-        if self.size:
-            if self._contiguous:
-                check(lib.hk_memcpy_dtod_async(out._data, self._data, self.nbytes, _stream_handle(stream))
-                      if stream is not None else lib.hk_memcpy_dtod(out._data, self._data, self.nbytes))
-            else:
-                _copy_into(out, self, stream)
+        """A C-contiguous copy on the same device (a strided view is gathered there)."""
+        with _on(self._device):
+            out = ndarray._empty(self.shape, self.dtype)
+            if self.size:
+                if self._contiguous:
+                    check(lib.hk_memcpy_dtod_async(out._data, self._data, self.nbytes, _stream_handle(stream))
+                          if stream is not None else lib.hk_memcpy_dtod(out._data, self._data, self.nbytes))
+                else:
+                    _copy_into(out, self, stream)
         return out
 
     def astype(self, dtype, copy=True, stream=None):
         """This array converted to `dtype` (NumPy's unsafe casting; floats out
-        of an integer type's range saturate, NaN gives 0)."""
+        of an integer type's range saturate, NaN gives 0), on the same device."""
         dt = _dtype(dtype)
         if dt == self.dtype and not copy:
             return self
-        out = ndarray._empty(self.shape, dt)
-        _copy_into(out, self, stream)
+        with _on(self._device):
+            out = ndarray._empty(self.shape, dt)
+            _copy_into(out, self, stream)
         return out
 
+    @_on_data
     def fill(self, value, stream=None):
         """Set every element to `value` (converted as NumPy converts it)."""
         _check_device("fill", self)
@@ -367,9 +446,38 @@ class ndarray:
     def tolist(self):
         return self.get().tolist()
 
+    @property
+    def __array_interface__(self):
+        """NumPy's array interface (version 3), for arrays on the CPU device only, whose memory is
+        host memory: np.asarray(x) is then a NumPy view of the same memory, no copy (it keeps x
+        alive). The CPU device's queued work is waited for first; work queued afterwards is not, as
+        with DLPack. An array on a GPU has none (AttributeError), so NumPy asks __array__, which
+        raises and names x.get()."""
+        if not self._host_memory():
+            raise AttributeError(f"__array_interface__: this array is on device {self._device} (a GPU), not in "
+                                 f"host memory; x.get() copies it into a numpy.ndarray")
+        with _on(self._device):
+            check(lib.hk_device_synchronize())
+        return {"shape": self.shape, "typestr": self.dtype.str, "version": 3,
+                "data": (self.ptr or _EMPTY_HOST.ctypes.data, False),
+                "strides": None if self._contiguous else self.strides}
+
     def __array__(self, dtype=None, copy=None):
-        raise TypeError("a hipkit.ndarray lives in GPU memory and is not converted implicitly; "
-                        "call .get() (or hipkit.asnumpy(x)) to copy it into a numpy.ndarray")
+        """For an array on the CPU device: a NumPy view of its memory (a copy with copy=True or
+        another dtype). On a GPU: TypeError, as implicit device-to-host copies are a performance trap."""
+        if not self._host_memory():
+            raise TypeError("a hipkit.ndarray on a GPU is not converted implicitly; call .get() (or "
+                            "hipkit.asnumpy(x)) to copy it into a numpy.ndarray")
+        host = np.asarray(_HostView(self))
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            if copy is False:
+                raise ValueError(f"__array__: copy=False, but converting {host.dtype} to {np.dtype(dtype)} copies")
+            return host.astype(dtype)
+        return host.copy() if copy else host
+
+    def _host_memory(self):
+        """Whether this array's memory is host memory (the CPU device's)."""
+        return Device._of(self._device).kind == "cpu"
 
     def __bool__(self):
         if self.size != 1:
@@ -428,6 +536,7 @@ class ndarray:
         locals()[_name] = _method(_name)
     del _name
 
+    @_on_data
     def sort(self, axis=-1, stream=None):
         """Sort in place along `axis` (stable; NaN last)."""
         from . import ops
@@ -475,6 +584,37 @@ def _copy_into(dst, src, stream=None):
     check(lib.hk_copy_array(_desc(src), _desc(dst), _stream_handle(stream)))
 
 
+def _move(dst, src):
+    """dst[...] = src: C-contiguous arrays of one dtype and size on two different devices."""
+    if src._host_memory() or dst._host_memory():
+        # The CPU device's memory is host memory, which the GPU copies as such, once the work
+        # queued on the CPU device (which may still use either block) is done.
+        with _on(src._device if src._host_memory() else dst._device):
+            check(lib.hk_device_synchronize())
+        if src._host_memory():
+            with _on(dst._device):
+                check(lib.hk_memcpy_htod(dst._data, src._data, src.nbytes))
+        else:
+            with _on(src._device):
+                check(lib.hk_memcpy_dtoh(dst._data, src._data, src.nbytes))
+        return
+    with _on(dst._device):  # the new block may have been in use on its device until now
+        check(lib.hk_device_synchronize())
+    with _on(src._device):  # after the work queued on the source's device
+        check(lib.hk_memcpy_dtod(dst._data, src._data, src.nbytes))  # unified addressing: any two GPUs
+
+
+_EMPTY_HOST = np.empty(1, np.uint8)  # an address for NumPy views of empty arrays (NumPy refuses NULL)
+
+
+class _HostView:
+    """Holds a CPU-device array for the NumPy view made of it (NumPy keeps this as its base)."""
+
+    def __init__(self, array):
+        self.array = array
+        self.__array_interface__ = array.__array_interface__
+
+
 def _overlaps(a, b):
     if not a.size or not b.size:
         return False
@@ -483,6 +623,7 @@ def _overlaps(a, b):
     return a0 < b1 and b0 < a1
 
 
+@_on_data
 def _assign(target, value, stream=None):
     """target[...] = value: a hipkit array (broadcast, converted), or host data."""
     if isinstance(value, ndarray):
@@ -508,51 +649,64 @@ def _assign(target, value, stream=None):
 
 
 # ---------------------------------------------------------------- creation
+# Each takes device= (a hipkit.Device, a device number, "cpu" or "gpu"; None: the current device,
+# and for the *_like functions the device of the array given).
 
-def empty(shape, dtype=None):
-    return ndarray(shape, dtype)
+def _scope(device):
+    """The context for making arrays on `device` (None: where they would be made anyway)."""
+    return _HERE if device is None else _on(_target(device))
 
 
-def full(shape, fill_value, dtype=None, stream=None):
+def empty(shape, dtype=None, *, device=None):
+    return ndarray(shape, dtype, device=device)
+
+
+def full(shape, fill_value, dtype=None, stream=None, *, device=None):
     """dtype None: NumPy's choice for fill_value (int -> int64, float -> float64)."""
-    if isinstance(fill_value, ndarray):
-        array = ndarray(shape, fill_value.dtype if dtype is None else dtype)
-        _assign(array, fill_value, stream)
+    with _scope(device):
+        if isinstance(fill_value, ndarray):
+            array = ndarray(shape, fill_value.dtype if dtype is None else dtype)
+            _assign(array, fill_value, stream)
+            return array
+        array = ndarray(shape, np.asarray(fill_value).dtype if dtype is None else dtype)
+        array.fill(fill_value, stream=stream)
         return array
-    array = ndarray(shape, np.asarray(fill_value).dtype if dtype is None else dtype)
-    array.fill(fill_value, stream=stream)
-    return array
 
 
-def zeros(shape, dtype=None, stream=None):
-    return full(shape, 0, np.float64 if dtype is None else dtype, stream=stream)
+def zeros(shape, dtype=None, stream=None, *, device=None):
+    return full(shape, 0, np.float64 if dtype is None else dtype, stream=stream, device=device)
 
 
-def ones(shape, dtype=None, stream=None):
-    return full(shape, 1, np.float64 if dtype is None else dtype, stream=stream)
+def ones(shape, dtype=None, stream=None, *, device=None):
+    return full(shape, 1, np.float64 if dtype is None else dtype, stream=stream, device=device)
 
 
 def _like_dtype(a, dtype):
     return a.dtype if dtype is None else dtype
 
 
-def empty_like(a, dtype=None, shape=None):
-    return empty(a.shape if shape is None else shape, _like_dtype(a, dtype))
+def _like_device(a, device):
+    return a.device if device is None and isinstance(a, ndarray) else device
 
 
-def zeros_like(a, dtype=None, shape=None):
-    return zeros(a.shape if shape is None else shape, _like_dtype(a, dtype))
+def empty_like(a, dtype=None, shape=None, *, device=None):
+    return empty(a.shape if shape is None else shape, _like_dtype(a, dtype), device=_like_device(a, device))
 
 
-def ones_like(a, dtype=None, shape=None):
-    return ones(a.shape if shape is None else shape, _like_dtype(a, dtype))
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+    return zeros(a.shape if shape is None else shape, _like_dtype(a, dtype), device=_like_device(a, device))
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
-    return full(a.shape if shape is None else shape, fill_value, _like_dtype(a, dtype))
+def ones_like(a, dtype=None, shape=None, *, device=None):
+    return ones(a.shape if shape is None else shape, _like_dtype(a, dtype), device=_like_device(a, device))
 
 
-def arange(start, stop=None, step=1, dtype=None, stream=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    return full(a.shape if shape is None else shape, fill_value, _like_dtype(a, dtype),
+                device=_like_device(a, device))
+
+
+def arange(start, stop=None, step=1, dtype=None, stream=None, *, device=None):
     """NumPy's arange: values start + i*step for i in [0, ceil((stop-start)/step))."""
     if stop is None:
         start, stop = 0, start
@@ -563,43 +717,68 @@ def arange(start, stop=None, step=1, dtype=None, stream=None):
     else:
         n = max(0, math.ceil((stop - start) / step))
     dt = _dtype(np.result_type(start, stop, step) if dtype is None else dtype)
-    array = ndarray((n,), dt)
-    code = array._hk_dtype
-    if code not in _IOTA_DTYPES:
-        # hk_iota covers the four arithmetic dtypes; others go through float64/int64 and a cast.
-        wide = arange(start, stop, step, np.float64 if dt.kind in "fb" else np.int64, stream)
-        _copy_into(array, wide, stream)
-        return array
-    check(lib.hk_iota(_desc(array), _host_scalar(start, code), _host_scalar(step, code), _stream_handle(stream)))
+    with _scope(device):
+        array = ndarray((n,), dt)
+        code = array._hk_dtype
+        if code not in _IOTA_DTYPES:
+            # hk_iota covers the four arithmetic dtypes; others go through float64/int64 and a cast.
+            wide = arange(start, stop, step, np.float64 if dt.kind in "fb" else np.int64, stream)
+            _copy_into(array, wide, stream)
+            return array
+        check(lib.hk_iota(_desc(array), _host_scalar(start, code), _host_scalar(step, code),
+                          _stream_handle(stream)))
     return array
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, stream=None):
+def linspace(start, stop, num=50, endpoint=True, dtype=None, stream=None, *, device=None):
     """NumPy's linspace: `num` evenly spaced values from start to stop."""
     num = _size(num, "num")
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
     out_dtype = _dtype(np.result_type(float(start), float(stop)) if dtype is None else dtype)
-    values = arange(0, num, 1, np.float64, stream)
     from . import ops
-    result = ops.add(ops.multiply(values, float(step)), float(start))
-    if endpoint and num > 1:
-        result[-1] = float(stop)
-    return result.astype(out_dtype, copy=False, stream=stream)
+    with _scope(device):
+        values = arange(0, num, 1, np.float64, stream)
+        result = ops.add(ops.multiply(values, float(step)), float(start))
+        if endpoint and num > 1:
+            result[-1] = float(stop)
+        return result.astype(out_dtype, copy=False, stream=stream)
 
 
-def asarray(obj, dtype=None, *, copy=None):
-    """A hipkit.ndarray holding `obj` (a hipkit.ndarray of the asked dtype is returned as it is).
-    copy (the array API's): True always copies; False never does (ValueError when it would have to:
-    host data, another dtype); None copies only when needed."""
+def asarray(obj, dtype=None, *, device=None, copy=None):
+    """A hipkit.ndarray holding `obj` (a hipkit.ndarray of the asked dtype on the asked device is
+    returned as it is; None: the current device for host data, the array's own for a hipkit array
+    or another library's device array). Host data (NumPy arrays, lists, ...) is copied, also onto the
+    CPU device. copy (the array API's): True always copies; False never does (ValueError when it
+    would have to: host data for a GPU, another dtype or device); on the CPU device, copy=False
+    shares a NumPy array's (any kDLCPU DLPack producer's) memory, as hipkit.from_dlpack does.
+    None copies only when needed."""
+    if device is not None:
+        target = _target(device)
+        if isinstance(obj, ndarray) and obj._device != target:
+            if copy is False:
+                raise ValueError(f"asarray: copy=False, but the array is on device {obj._device} and device= "
+                                 f"names device {target}: moving it is a copy")
+            return asarray(obj.to_device(target), dtype)
+        with _on(target):
+            return asarray(obj, dtype, copy=copy)
     if copy:
         return asarray(obj, dtype).copy()
     if copy is False:
         device_data = isinstance(obj, ndarray) or hasattr(obj, "__cuda_array_interface__") or (
             hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) != 1)  # 1: kDLCPU
-        result = asarray(obj) if device_data else None
+        if device_data:
+            result = asarray(obj)
+        elif Device._of(_current_device()).kind == "cpu" and hasattr(obj, "__dlpack__"):
+            from . import interop
+            try:
+                result = interop.from_dlpack(obj, copy=False)  # host memory: the CPU device shares it
+            except BufferError:  # read-only, or not host memory
+                result = None
+        else:
+            result = None
         if result is None or dtype is not None and _dtype(dtype) != result.dtype:
-            raise ValueError("asarray: copy=False, but this needs a copy (host data, or another dtype)")
+            raise ValueError("asarray: copy=False, but this needs a copy (host data for a GPU, or another dtype)")
         return result
     if isinstance(obj, ndarray):
         if dtype is not None and _dtype(dtype) != obj.dtype:
@@ -607,10 +786,11 @@ def asarray(obj, dtype=None, *, copy=None):
         return obj
     if not isinstance(obj, np.ndarray):
         from . import interop
+        # DLPack first: it says which device the data is on
+        if hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) not in interop.HOST_DEVICE_TYPES:
+            return asarray(interop.from_dlpack(obj), dtype)
         if hasattr(obj, "__cuda_array_interface__") and interop.platform() == "nvidia":
             return asarray(interop.from_cuda_array_interface(obj), dtype)
-        if hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) != interop.K_DL_CPU:
-            return asarray(interop.from_dlpack(obj), dtype)
     host = np.asarray(obj)
     if dtype is None:
         if host.dtype.kind == "U" or host.dtype == object:
@@ -631,8 +811,8 @@ def asarray(obj, dtype=None, *, copy=None):
 array = asarray
 
 
-def ascontiguousarray(a, dtype=None):
-    a = asarray(a, dtype)
+def ascontiguousarray(a, dtype=None, *, device=None):
+    a = asarray(a, dtype, device=device)
     return a if a._contiguous else a.copy()
 
 
@@ -642,18 +822,21 @@ def asnumpy(array, stream=None):
 
 
 def _check_device(name, *arrays):
-    current = _current_device()  # first, as it finds out whether there are several GPUs
-    if not _several_gpus:
+    """Every array on the current device, which _on_data made the first operand's."""
+    current = _current_device()  # first, as it finds out whether there are several devices
+    if not _several_devices:
         return  # every array is on device 0
     for array in arrays:
-        if array.device != current:
-            raise ValueError(f"{name}: an operand is on device {array.device} but the current device "
-                             f"is {current}; run it inside `with hipkit.Device({array.device}):` or copy "
-                             f"it there first")
+        if array._device != current:
+            there, here = Device._of(array._device), Device._of(current)
+            raise ValueError(f"{name}: the operands are on two devices, {here.id} ({here.kind}) and {there.id} "
+                             f"({there.kind}); an op runs where its data is: move one first, e.g. "
+                             f"x.to_device({here.id})")
 
 
+@_on_data
 def concatenate(arrays, axis=0, out=None, dtype=None):
-    """NumPy's concatenate (axis=None flattens first)."""
+    """NumPy's concatenate (axis=None flattens first), on the device of the first hipkit array."""
     arrays = [asarray(a) for a in arrays]
     if not arrays:
         raise ValueError("need at least one array to concatenate")
@@ -741,8 +924,10 @@ def broadcast_to(a, shape):
     return a._broadcast_to(_layout._as_shape(shape))
 
 
-def copy(a):
-    return asarray(a).copy()
+def copy(a, *, device=None):
+    """A copy of `a` (on `device` when given, else on a's device, or the current one for host data)."""
+    a = asarray(a)
+    return a.copy() if device is None or _target(device) == a._device else a.to_device(device)
 
 
 class _LazyData:

@@ -1,9 +1,10 @@
-"""Devices, streams, events and the memory pool: each class wraps one C handle
-and frees it deterministically (close() or `with`), or when collected."""
+"""Devices (the GPUs, then the CPU device), streams, events and the memory pool: each class wraps
+one C handle and frees it deterministically (close() or `with`), or when collected."""
 import atexit
+import numbers
 
 from ._ffi import ffi, lib
-from .errors import check
+from .errors import InvalidDeviceError, NoDeviceError, check
 
 
 def _out(ctype, call, *args):
@@ -30,15 +31,24 @@ def runtime_version():
 
 
 def device_count():
-    """Number of visible GPUs; 0 on a machine without a GPU or a driver."""
+    """Number of devices: the GPUs visible plus the CPU device, so at least 1.
+    Devices are numbered GPUs first (0 .. gpu_count() - 1), then the CPU device."""
     return _out("int", lib.hk_device_count)
 
 
+def gpu_count():
+    """Number of GPUs visible (devices 0 .. gpu_count() - 1); 0 on a machine
+    without a GPU or a driver, where the CPU device is device 0."""
+    return _out("int", lib.hk_gpu_count)
+
+
 def _device_id(device):
-    """None means the current device; accept a Device or an int."""
+    """None means the current device; accept a Device, an int or "cpu"/"gpu"."""
     if device is None:
         return _out("int", lib.hk_device_get)
-    return device.id if isinstance(device, Device) else _index(device, "device")
+    if isinstance(device, Device):
+        return device.id
+    return Device(device).id
 
 
 def _index(value, what):
@@ -58,20 +68,87 @@ def _info_property(field):
     return property(lambda self: self.info()[field], doc=f"hk_device_info.{field}")
 
 
+_table = None  # (kind, name) of every device, from hk_device_get_info: the numbering is fixed per process
+
+
+def _devices():
+    global _table
+    if _table is None:
+        info = ffi.new("hk_device_info *")
+        table = []
+        for ordinal in range(device_count()):
+            check(lib.hk_device_get_info(ordinal, info))
+            table.append((ffi.string(lib.hk_device_kind_name(info.kind)).decode(),
+                          ffi.string(info.name).decode(errors="replace")))
+        _table = tuple(table)
+    return _table
+
+
+def _listing():
+    """ "0 (gpu: NVIDIA H200), 1 (cpu: CPU: ...)": every device, for error messages."""
+    return ", ".join(f"{i} ({kind}: {name})" for i, (kind, name) in enumerate(_devices()))
+
+
+def _ordinal(spec):
+    """The device number `spec` names: an int, "cpu", "gpu" (the first GPU) or "gpu:N" (the N-th)."""
+    devices = _devices()
+    if isinstance(spec, str):
+        text = spec.strip().lower()
+        gpus = sum(kind == "gpu" for kind, _ in devices)
+        if text == "cpu":
+            return next(i for i, (kind, _) in enumerate(devices) if kind == "cpu")
+        if text == "gpu" or text.startswith("gpu:") and text[4:].isdigit():
+            which = int(text[4:]) if text != "gpu" else 0
+            if gpus == 0:
+                raise NoDeviceError(f"hipkit.Device({spec!r}): this machine has no GPU (hk_gpu_count() is 0: no "
+                                    f"GPU or no driver, {platform()} build); the CPU device is hipkit.Device('cpu')")
+            if which >= gpus:
+                raise InvalidDeviceError(f"hipkit.Device({spec!r}): this machine has {gpus} GPU(s), 'gpu:0' .. "
+                                         f"'gpu:{gpus - 1}'")
+            return which
+        raise InvalidDeviceError(f"hipkit.Device({spec!r}): a device is 'cpu', 'gpu', 'gpu:N' or a device number "
+                                 f"(here: {_listing()})")
+    ordinal = _index(spec, "device (a device number, 'cpu' or 'gpu')")
+    if not 0 <= ordinal < len(devices):
+        raise InvalidDeviceError(f"hipkit.Device({ordinal}): no such device; this machine has {len(devices)}: "
+                                 f"{_listing()}")
+    return ordinal
+
+
 class Device:
-    """GPU number `id`. `with Device(i):` makes it current and restores the previous one."""
+    """One device: a GPU or the host CPU. Device(n) is device number n (GPUs first, then the CPU
+    device), Device("cpu") the CPU device, Device("gpu") the first GPU ("gpu:N": the N-th); a
+    number out of range or another name raises InvalidDeviceError, "gpu" without a GPU
+    NoDeviceError. `with Device(...):` makes it the calling thread's current device and restores
+    the previous one. Compares equal to another Device of the same number, and to the number."""
 
     def __init__(self, id=0):
-        self.id = _index(id, "device id")
+        self.id = id.id if isinstance(id, Device) else _ordinal(id)
         self._previous = []  # a stack, so one Device can be entered re-entrantly
 
+    @classmethod
+    def _of(cls, ordinal):
+        """Device number `ordinal`, known to exist (no checks)."""
+        device = cls.__new__(cls)
+        device.id, device._previous = ordinal, []
+        return device
+
+    @property
+    def kind(self):
+        """"gpu" or "cpu" (hk_device_info.kind)."""
+        return _devices()[self.id][0]
+
+    is_cpu = property(lambda self: self.kind == "cpu", doc="True for the CPU device")
+    is_gpu = property(lambda self: self.kind == "gpu", doc="True for a GPU")
+
     def info(self):
-        """All of hk_device_info as a dict (free_memory is measured now)."""
+        """All of hk_device_info as a dict (free_memory is measured now; kind as "gpu"/"cpu")."""
         info = ffi.new("hk_device_info *")
         check(lib.hk_device_get_info(self.id, info))
         fields = {name: getattr(info, name) for name, _ in ffi.typeof("hk_device_info").fields}
         fields["name"] = ffi.string(info.name).decode(errors="replace")
         fields["arch"] = ffi.string(info.arch).decode(errors="replace")
+        fields["kind"] = ffi.string(lib.hk_device_kind_name(info.kind)).decode()
         return fields
 
     name = _info_property("name")
@@ -105,18 +182,22 @@ class Device:
         check(lib.hk_device_set(self._previous.pop()))
 
     def __eq__(self, other):
-        return isinstance(other, Device) and other.id == self.id
+        if isinstance(other, Device):
+            return other.id == self.id
+        if isinstance(other, numbers.Integral) and not isinstance(other, bool):
+            return int(other) == self.id
+        return NotImplemented
 
     def __hash__(self):
-        return hash(("hipkit.Device", self.id))
+        return hash(self.id)  # equal to its number, so hashed as the number
 
     def __repr__(self):
-        return f"<hipkit.Device {self.id}>"
+        return f"<hipkit.Device {self.id} ({self.kind})>"
 
 
 def get_device():
     """The calling thread's current device."""
-    return Device(_out("int", lib.hk_device_get))
+    return Device._of(_out("int", lib.hk_device_get))
 
 
 class _Exit:
@@ -171,7 +252,7 @@ class Stream(_Handle):
 
     @property
     def device(self):
-        return Device(_out("int", lib.hk_stream_get_device, self._handle))
+        return Device._of(_out("int", lib.hk_stream_get_device, self._handle))
 
     def synchronize(self):
         check(lib.hk_stream_synchronize(self._handle))

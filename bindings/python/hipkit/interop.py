@@ -1,11 +1,14 @@
-"""Zero-copy exchange with other GPU libraries, and pinned host arrays.
+"""Zero-copy exchange with other array libraries, and pinned host arrays.
 
 - DLPack (https://dmlc.github.io/dlpack/latest/python_spec.html), both ways:
   ndarray.__dlpack__ / __dlpack_device__ hand out a capsule that shares the
   memory (versioned "dltensor_versioned" for consumers that ask with
   max_version >= (1, 0), the legacy "dltensor" otherwise), and
-  hipkit.from_dlpack(x) views another library's device array without a copy.
-- __cuda_array_interface__ (version 3) produced and consumed on NVIDIA builds.
+  hipkit.from_dlpack(x) views another library's array without a copy. Arrays on a GPU
+  are kDLCUDA (kDLROCM on AMD) with the device number; arrays on the CPU device are
+  kDLCPU, so NumPy and PyTorch CPU tensors share their memory both ways.
+- __cuda_array_interface__ (version 3) produced and consumed on NVIDIA builds, for
+  arrays on a GPU (arrays on the CPU device have __array_interface__ instead).
 - hipkit.pinned_empty: a numpy.ndarray in page-locked host memory, for
   asynchronous copies (ndarray.set / ndarray.get with a stream) that overlap kernels.
 
@@ -20,13 +23,15 @@ import numpy as np
 
 from . import _layout
 from ._ffi import ffi, lib
-from .array import _HK_DTYPE, _current_device, ndarray
-from .device import _Exit, platform
+from .array import _HK_DTYPE, _current_device, _on, _target, ndarray
+from .device import Device, _Exit, platform
 from .errors import check
 
 # ---------------------------------------------------------------- DLPack structures
 
 K_DL_CPU, K_DL_CUDA, K_DL_CUDA_HOST, K_DL_ROCM, K_DL_ROCM_HOST, K_DL_CUDA_MANAGED = 1, 2, 3, 10, 11, 13
+# Memory the host reads and writes directly: the CPU device views it (pinned memory included).
+HOST_DEVICE_TYPES = (K_DL_CPU, K_DL_CUDA_HOST, K_DL_ROCM_HOST)
 _INT, _UINT, _FLOAT, _BOOL_CODE = 0, 1, 2, 6
 _READ_ONLY = 1
 
@@ -81,8 +86,12 @@ _exports = {}
 _exports_lock = threading.Lock()
 
 
-def _device_type():
+def _gpu_device_type():
     return K_DL_ROCM if platform() == "amd" else K_DL_CUDA
+
+
+def _cpu_device():
+    return Device("cpu").id
 
 
 _DL_DTYPE = {np.dtype(np.bool_): (_BOOL_CODE, 8)}
@@ -115,27 +124,40 @@ def _capsule_destructor(capsule):
             return
 
 
-def _stream_ready(stream):
-    """Make hipkit's queued work visible to the consumer's `stream` (DLPack's
-    rule). hipkit works on the default stream: a consumer on the default
-    stream (None, 0, 1 or 2 on CUDA) needs nothing; any other stream waits
-    here for the device to finish hipkit's work."""
+def _stream_ready(array, stream):
+    """Make hipkit's queued work on `array`'s device visible to the consumer's `stream` (DLPack's
+    rule). hipkit works on the default stream: a GPU consumer on the default stream (None, 0, 1 or
+    2 on CUDA) needs nothing; any other stream waits here for the device to finish hipkit's work.
+    A host consumer (the array is on the CPU device, where the stream is None) always waits: the
+    CPU device's work runs on its worker threads."""
+    if array._host_memory():
+        with _on(array._device):
+            check(lib.hk_device_synchronize())
+        return
     if stream is None or stream in (0, 1, 2):
         return
     if not isinstance(stream, int) or stream < 0 and stream != -1:
         raise ValueError(f"__dlpack__: stream must be None or an int, got {stream!r}")
     if stream != -1:
-        check(lib.hk_device_synchronize())
+        with _on(array._device):
+            check(lib.hk_device_synchronize())
 
 
 def to_dlpack(array, *, stream=None, max_version=None, dl_device=None, copy=None):
-    """The DLPack capsule sharing `array`'s memory (ndarray.__dlpack__)."""
-    if dl_device is not None and tuple(dl_device) != array.__dlpack_device__():
-        raise BufferError(f"__dlpack__: the array is on device {array.__dlpack_device__()}, not {dl_device}; "
-                          f"copy it there first")
+    """The DLPack capsule sharing `array`'s memory (ndarray.__dlpack__). dl_device=(1, 0) (kDLCPU)
+    for an array on a GPU exports a copy on the CPU device (refused with copy=False)."""
+    if dl_device is not None and tuple(dl_device) != dlpack_device(array):
+        wanted = tuple(int(v) for v in dl_device)
+        if wanted[0] != K_DL_CPU:
+            raise BufferError(f"__dlpack__: the array is on DLPack device {dlpack_device(array)}, not {wanted}; "
+                              f"move it there first (x.to_device(...))")
+        if copy is False:
+            raise BufferError(f"__dlpack__: dl_device={wanted} asks for host memory but the array is on a GPU "
+                              f"(DLPack device {dlpack_device(array)}) and copy=False")
+        array, copy = array.to_device(_cpu_device()), None
     if copy:
         array = array.copy()
-    _stream_ready(stream)
+    _stream_ready(array, stream)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
     managed = (_ManagedVersioned if versioned else _Managed)()
     ndim = array.ndim
@@ -143,7 +165,7 @@ def to_dlpack(array, *, stream=None, max_version=None, dl_device=None, copy=None
     strides = (ctypes.c_int64 * max(ndim, 1))(*array._el_strides)
     tensor = managed.dl_tensor
     tensor.data = int(ffi.cast("uintptr_t", array._data)) or None
-    tensor.device = _Device(_device_type(), array.device)
+    tensor.device = _Device(*dlpack_device(array))
     tensor.ndim = ndim
     code, bits = _DL_DTYPE[array.dtype]
     tensor.dtype = _DataType(code, bits, 1)
@@ -178,7 +200,7 @@ def _view_of(data, shape, el_strides, dtype, device, keeper):
     array.shape, array.dtype, array._hk_dtype = tuple(shape), dtype, _HK_DTYPE[dtype]
     array.size = math.prod(array.shape)
     array.nbytes = array.size * dtype.itemsize
-    array._el_strides, array._offset, array.device = tuple(el_strides), 0, device
+    array._el_strides, array._offset, array._device = tuple(el_strides), 0, device
     array._contiguous = _layout.is_c_contiguous(array.shape, array._el_strides)
     array._data = ffi.cast("void *", data)
     array._own = False
@@ -187,25 +209,38 @@ def _view_of(data, shape, el_strides, dtype, device, keeper):
 
 
 def from_dlpack(obj, *, device=None, copy=None):
-    """A hipkit.ndarray sharing the memory of `obj`, any object with
-    __dlpack__ (CuPy, PyTorch, JAX, another hipkit array) whose data is in
-    this GPU's memory. Host (CPU) arrays are refused: hipkit.asarray copies them."""
+    """A hipkit.ndarray sharing the memory of `obj`, any object with __dlpack__ (CuPy, PyTorch,
+    JAX, NumPy, another hipkit array): a GPU's memory gives an array on that GPU; host memory
+    (kDLCPU: NumPy arrays, PyTorch CPU tensors; pinned memory) an array on the CPU device.
+    device=: the result is on that device, copied there if the data is elsewhere (not with
+    copy=False). copy=True always copies; a read-only producer (e.g. a read-only NumPy array) is
+    copied, or refused with copy=False."""
     if isinstance(obj, ndarray):
-        return obj.copy() if copy else obj
+        result = obj.copy() if copy else obj
+        if device is not None and _target(device) != obj._device:
+            if copy is False:
+                raise BufferError(f"from_dlpack: copy=False, but the array is on device {obj._device}, not on "
+                                  f"device {_target(device)}")
+            result = obj.to_device(device)
+        return result
     if not hasattr(obj, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(obj).__name__} does not support DLPack (no __dlpack__)")
-    ours = _device_type()
+    ours = _gpu_device_type()
+    accepted = (ours, K_DL_CUDA_MANAGED if ours == K_DL_CUDA else ours) + HOST_DEVICE_TYPES
+    host = False
     if hasattr(obj, "__dlpack_device__"):
         kind, index = obj.__dlpack_device__()
-        if int(kind) not in (ours, K_DL_CUDA_MANAGED if ours == K_DL_CUDA else ours):
-            raise BufferError(f"from_dlpack: the array lives on DLPack device type {int(kind)} "
-                              f"({'CPU' if int(kind) == K_DL_CPU else 'not this GPU'}); hipkit.asarray copies "
-                              f"host data to the GPU")
-    stream = 1 if ours == K_DL_CUDA else 0  # our default stream, in the spec's numbering
+        if int(kind) not in accepted:
+            raise BufferError(f"from_dlpack: the array lives on DLPack device type {int(kind)}, neither host "
+                              f"memory nor this build's GPUs ({'ROCm' if ours == K_DL_ROCM else 'CUDA'})")
+        host = int(kind) in HOST_DEVICE_TYPES
+    # The producer's stream argument: None for host memory (the spec's rule), else our default stream
+    # in the spec's numbering (1: CUDA's legacy default stream; 0 on ROCm).
+    stream = None if host else (1 if ours == K_DL_CUDA else 0)
     try:
         capsule = obj.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError:  # an older producer without max_version
-        capsule = obj.__dlpack__(stream=stream)
+        capsule = obj.__dlpack__(stream=stream) if stream is not None else obj.__dlpack__()
     capsule_obj = ctypes.py_object(capsule)
     address_of = id(capsule)  # CPython: the object's address, which the capsule API takes
     versioned = bool(_api.PyCapsule_IsValid(address_of, _VERSIONED))
@@ -218,8 +253,9 @@ def from_dlpack(obj, *, device=None, copy=None):
         raise BufferError(f"from_dlpack: DLPack version {managed.version.major}.{managed.version.minor} is newer "
                           f"than hipkit understands (1.x)")
     tensor = managed.dl_tensor
-    if tensor.device.device_type not in (ours, K_DL_CUDA_MANAGED):
-        raise BufferError(f"from_dlpack: the tensor is on DLPack device type {tensor.device.device_type}")
+    device_type = tensor.device.device_type
+    if device_type not in accepted:
+        raise BufferError(f"from_dlpack: the tensor is on DLPack device type {device_type}")
     key = (tensor.dtype.code, tensor.dtype.bits)
     if tensor.dtype.lanes != 1 or key not in _FROM_DL:
         raise TypeError(f"from_dlpack: DLPack dtype (code {tensor.dtype.code}, {tensor.dtype.bits} bits, "
@@ -233,27 +269,43 @@ def from_dlpack(obj, *, device=None, copy=None):
     data = (tensor.data or 0) + tensor.byte_offset
     if data % dtype.itemsize:
         raise BufferError("from_dlpack: the data is not aligned to its element size")
+    read_only = versioned and bool(managed.flags & _READ_ONLY)
+    if read_only and copy is False:
+        raise BufferError("from_dlpack: the producer's memory is read-only, hipkit arrays are writable, and "
+                          "copy=False forbids the copy")
     deleter = managed.deleter
     check_rename = _api.PyCapsule_SetName(capsule_obj, _USED_VERSIONED if versioned else _USED_LEGACY)
     if check_rename:
         raise BufferError("from_dlpack: could not mark the DLPack capsule as used")
     keeper = _Keeper(None, deleter if deleter else None, address)
-    array = _view_of(data, shape, strides, dtype, tensor.device.device_id, keeper)
-    if copy:
+    on = _cpu_device() if device_type in HOST_DEVICE_TYPES else tensor.device.device_id
+    array = _view_of(data, shape, strides, dtype, on, keeper)
+    if device is not None and _target(device) != on:
+        if copy is False:
+            raise BufferError(f"from_dlpack: copy=False, but the data is on device {on}, not on device "
+                              f"{_target(device)}")
+        return array.to_device(device)
+    if copy or read_only:
         return array.copy()
     return array
 
 
 def dlpack_device(array):
-    return (_device_type(), array.device)
+    """(kDLCPU, 0) for an array on the CPU device, (kDLCUDA or kDLROCM, its number) on a GPU."""
+    if array._host_memory():
+        return (K_DL_CPU, 0)
+    return (_gpu_device_type(), array._device)
 
 
 # ---------------------------------------------------------------- __cuda_array_interface__
 
 def cuda_array_interface(array):
-    """Version 3 of the CUDA Array Interface (NVIDIA builds)."""
+    """Version 3 of the CUDA Array Interface (NVIDIA builds, arrays on a GPU)."""
     if platform() != "nvidia":
         raise AttributeError("__cuda_array_interface__ exists on NVIDIA builds only")
+    if array._host_memory():
+        raise AttributeError("__cuda_array_interface__: this array is on the CPU device (host memory), which CUDA "
+                             "consumers cannot take; np.asarray(x) views it, x.to_device('gpu') copies it to a GPU")
     return {
         "shape": tuple(array.shape),
         "typestr": array.dtype.str,
@@ -283,7 +335,11 @@ def from_cuda_array_interface(obj):
     if stream not in (None, 1, 2):
         check(lib.hk_device_synchronize())  # the producer's work on its own stream must finish first
     data = info["data"][0] or 0
-    return _view_of(data, shape, strides, dtype, _current_device(), _Keeper(obj))
+    # The interface names no device: CUDA's convention is the current one, the first GPU when hipkit's
+    # current device is the CPU device.
+    current = _current_device()
+    on = current if not Device._of(current).is_cpu else Device("gpu").id
+    return _view_of(data, shape, strides, dtype, on, _Keeper(obj))
 
 
 # ---------------------------------------------------------------- pinned host memory

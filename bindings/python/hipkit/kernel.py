@@ -36,7 +36,7 @@ from .array import _HK_DTYPE, _current_device, ndarray
 def _array_module():
     """hipkit.array the module (the package's `array` attribute is the function)."""
     return _sys.modules[ndarray.__module__]
-from .device import _Exit, _size, _stream_handle, device_count, platform
+from .device import Device, _Exit, _size, _stream_handle, device_count, platform
 from .errors import check
 
 try:  # the native launcher (bindings/python/_launch.c); without it, the struct.pack path
@@ -606,7 +606,7 @@ class RawKernel:
 
     def _first_launch(self, grid, block, args, shared_mem, stream):
         bound = self._bound()
-        if not _array_module()._several_gpus:  # one GPU: from now on a call is the generated launcher
+        if not _array_module()._several_devices:  # one device: from now on a call is the generated launcher
             self._launch, self._handle = bound.launch, bound.handle
             self._handles = _handle_int(bound.handle)
             if type(self) is RawKernel:
@@ -657,7 +657,7 @@ class RawModule:
     def __init__(self, source, options=(), name="module.hip", target=None):
         self.program = Program(source, target, options, name)
         self._module = _Module(self.program)
-        self.source, self.options, self.name, self.device = source, self.program.options, name, self._module.device
+        self.source, self.options, self.name = source, self.program.options, name
         self._functions = {}
 
     def get_function(self, name, param_types=None):
@@ -669,8 +669,10 @@ class RawModule:
             self._functions[key] = function
         return function
 
+    device = property(lambda self: Device._of(self._module.device), doc="the hipkit.Device it is loaded on")
+
     def __repr__(self):
-        return f"<hipkit.RawModule {self.name} on device {self.device}>"
+        return f"<hipkit.RawModule {self.name} on device {self._module.device}>"
 
 
 # ------------------------------------------------------------- templates
@@ -702,6 +704,19 @@ _TEMPLATE_HEAD = """#if !defined(INFINITY) && defined(__CUDACC__)
 _BLOCK = 256  # template block size: a multiple of 32 and of 64
 _SINGLE_BLOCK_ITEMS = 8192  # reductions up to this size take one block (32 items a thread)
 _MAX_PARTIALS = 1024  # blocks of a larger reduction: enough to fill the GPU
+_partials = {}  # device -> the most blocks a larger reduction takes there
+
+
+def _max_partials(device):
+    """_MAX_PARTIALS on a GPU; four blocks a core on the CPU device, whose cores run one block at a
+    time (more blocks would only add the cost of their block-wide reductions)."""
+    most = _partials.get(device)
+    if most is None:
+        info = ffi.new("hk_device_info *")
+        check(lib.hk_device_get_info(device, info))
+        most = _partials[device] = (_MAX_PARTIALS if info.kind == lib.HK_DEVICE_KIND_GPU
+                                    else max(1, min(_MAX_PARTIALS, 4 * info.multiprocessor_count + 1)))
+    return most
 _I64 = lib.HK_ARG_INT64
 
 
@@ -1167,7 +1182,7 @@ class ReductionKernel(_Template):
         if n <= _SINGLE_BLOCK_ITEMS:  # one block does it all: one launch
             single(1, _BLOCK, (*inputs, result, n, *plan.extra), 0, stream)
             return result
-        blocks = min((n + _BLOCK - 1) // _BLOCK, _MAX_PARTIALS)
+        blocks = min((n + _BLOCK - 1) // _BLOCK, _max_partials(_current_device()))
         # One partial result per block, in stream order on `stream`, so the
         # pool cannot hand the buffer out again before `final` has read it.
         handle, box = _stream_handle(stream), ffi.new("void **")

@@ -15,6 +15,7 @@ x.sum().item() or .get() fetch the value.
 import atexit
 import builtins
 import functools
+import types
 
 import numpy as np
 from numpy.exceptions import AxisError
@@ -22,7 +23,7 @@ from numpy.exceptions import AxisError
 from . import _dtypes
 from . import _layout
 from ._ffi import ffi, lib
-from .array import (_HK_DTYPE, _check_device, _copy_into, _desc, _dtype, _host_scalar, _overlaps,
+from .array import (_HK_DTYPE, _check_device, _on_data, _copy_into, _desc, _dtype, _host_scalar, _overlaps,
                     asarray, ndarray)
 from .device import _stream_handle
 from .errors import InvalidArgumentError, check
@@ -190,6 +191,7 @@ def _ufunc(name, *args, out=None, stream=None):
     return _ufunc_general(_OPS[name], args, out, stream)
 
 
+@_on_data
 def _ufunc_general(row, args, out, stream):
     name = row.name
     handle = _stream_handle(stream)
@@ -389,6 +391,7 @@ def _reduce_dtype(name, dtype):
     return dtype if dtype.kind == "f" else _FLOAT64  # mean, var, std
 
 
+@_on_data
 def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, stream=None):
     x = _array_arg(name, x)
     if dtype is not None:
@@ -493,6 +496,7 @@ def count_nonzero(a, axis=None, *, keepdims=False, stream=None):
 
 # ---------------------------------------------------------------- scans
 
+@_on_data
 def _scan(name, op, a, axis, dtype, out, stream):
     a = _array_arg(name, a)
     if dtype is not None and _dtype(dtype) != a.dtype:
@@ -546,6 +550,7 @@ def _flip(a, axis):
     return a[(slice(None),) * axis + (slice(None, None, -1),)]
 
 
+@_on_data
 def sort(a, axis=-1, *, descending=False, stable=True, stream=None):
     """A sorted copy (always stable; NaN last, or first when descending); axis None sorts the
     flattened array."""
@@ -559,6 +564,7 @@ def sort(a, axis=-1, *, descending=False, stable=True, stream=None):
     return out
 
 
+@_on_data
 def argsort(a, axis=-1, *, descending=False, stable=True, stream=None):
     """The int64 indices that sort `a` along `axis` (always stable; NaN last, or first when
     descending: equal elements keep their order either way, as the array API asks)."""
@@ -584,6 +590,7 @@ def _matmul_compute_dtype(dtype):
 _ENGINES = {"auto": lib.HK_MATMUL_AUTO, "own": lib.HK_MATMUL_OWN, "vendor": lib.HK_MATMUL_VENDOR}
 
 
+@_on_data
 def matmul(x1, x2, /, out=None, *, engine="auto", stream=None):
     """NumPy's matmul (the @ operator): batched over leading dimensions with
     broadcasting. float32 and float64 on the GPU (float32 in full float32
@@ -665,6 +672,7 @@ def _indices(name, indices):
     return asarray(host.astype(np.int64))
 
 
+@_on_data
 def take(a, indices, axis=None, out=None, mode="raise", *, stream=None):
     """numpy.take: elements of `a` at `indices` along `axis` (None: the
     flattened array). mode 'raise' (the default) waits for the GPU to learn
@@ -697,6 +705,7 @@ def take(a, indices, axis=None, out=None, mode="raise", *, stream=None):
     return target
 
 
+@_on_data
 def nonzero(a):
     """The indices of the non-zero elements, one int64 array per dimension.
     Waits for the GPU: the result's size depends on the data."""
@@ -727,6 +736,7 @@ def _split_key(key):
     return basic, pos, items[pos]
 
 
+@_on_data
 def _advanced_get(x, key):
     """x[key] for one integer or boolean array index (the rest basic): a gather (take)."""
     if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and key.shape == x.shape \
@@ -751,6 +761,7 @@ def _advanced_get(x, key):
     return take(view, index, axis=axis - removed)
 
 
+@_on_data
 def _advanced_set(x, key, value):
     """x[key] = value with integer or boolean array indices: a scatter (hk_put), see hipkit._scatter."""
     from . import _scatter
@@ -774,6 +785,12 @@ def axpy(a, x, y, *, stream=None):
 
 
 # ---------------------------------------------------------------- operators on ndarray
+
+def _python_path(fn):
+    """The Python function behind a C fast path (its __wrapped__); a Python function itself (whose
+    __wrapped__, from functools.wraps, would skip its decorator, e.g. _on_data)."""
+    return fn if isinstance(fn, types.FunctionType) else getattr(fn, "__wrapped__", fn)
+
 
 def _install_operators():
     """ndarray's arithmetic and comparison operators, bound straight to the
@@ -805,7 +822,7 @@ def _install_operators():
                          ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
                          ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift")):
         fn = g[name]
-        general = getattr(fn, "__wrapped__", fn)  # the Python path behind a C fast path
+        general = _python_path(fn)
         forward, inplace = make(general), make(general, inplace=True)
         row = _OPS.get(name)
         if row is not None:  # the common case in C, the rest in Python
@@ -815,7 +832,7 @@ def _install_operators():
         setattr(ndarray, f"__i{dunder}__", inplace)
     for dunder, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                          ("gt", "greater"), ("ge", "greater_equal")):
-        general = getattr(g[name], "__wrapped__", g[name])
+        general = _python_path(g[name])
         setattr(ndarray, f"__{dunder}__", _fast(_OPS[name], 1, make(general)))
 
 

@@ -1,4 +1,4 @@
-"""hipkit.random: counter-based random numbers (Philox4x32-10) made on the GPU.
+"""hipkit.random: counter-based random numbers (Philox4x32-10) made on the device.
 
     rng = hipkit.random.default_rng(42)
     x = rng.normal(size=(1000, 3))              # float64 hipkit.ndarray
@@ -9,7 +9,9 @@ A Generator is a seed and a position. Each draw of n numbers takes positions
 numbers give exactly what one draw of 8 would (for the same kind: uniform or
 normal, float32 or float64). Different kinds use disjoint Philox sub-streams,
 so mixing them never reuses bits. The numbers depend only on (seed, offset),
-never on the GPU: hipkit.h (hk_random_uniform) defines them bit for bit.
+never on the device (any GPU or the CPU device): hipkit.h (hk_random_uniform) defines
+them bit for bit. Each draw takes device= (a hipkit.Device, a device number, "cpu" or
+"gpu"; None: the current device).
 
 size=None draws one number and returns it as a 0-d hipkit.ndarray (shape ()),
 not as a Python float, so it stays on the device (.get() copies it back).
@@ -20,7 +22,7 @@ import os
 import numpy as np
 
 from ._ffi import lib
-from .array import _shape, ndarray
+from .array import _scope, _shape, ndarray
 from .device import _index, _stream_handle
 from .errors import check
 
@@ -58,7 +60,7 @@ def _seed(seed):
 class Generator:
     """Random numbers from one Philox4x32-10 key (the 64-bit seed), drawn in
     order. Methods follow numpy.random.Generator's names and arguments, plus
-    `dtype` (float32 or float64) and `stream`; they return hipkit.ndarray."""
+    `dtype` (float32 or float64), `stream` and `device`; they return hipkit.ndarray."""
 
     def __init__(self, seed=None):
         self._seed = _seed(seed)
@@ -67,29 +69,32 @@ class Generator:
     seed = property(lambda self: self._seed, doc="the 64-bit seed (Philox key)")
     offset = property(lambda self: self._offset, doc="numbers drawn so far: where the next draw starts")
 
-    def _draw(self, call, a, b, size, dtype, stream):
+    def _draw(self, call, a, b, size, dtype, stream, device):
         dt = _float_dtype(dtype)
-        out = ndarray._empty(() if size is None else _shape(size), dt)
-        check(call(out._data, out._hk_dtype, out.size, self._seed, self._offset, a, b, _stream_handle(stream)))
+        with _scope(device):
+            out = ndarray._empty(() if size is None else _shape(size), dt)
+            check(call(out._data, out._hk_dtype, out.size, self._seed, self._offset, a, b, _stream_handle(stream)))
         self._offset += out.size
         return out
 
-    def random(self, size=None, dtype=np.float64, stream=None):
+    def random(self, size=None, dtype=np.float64, stream=None, *, device=None):
         """Uniform numbers in [0, 1)."""
-        return self._draw(lib.hk_random_uniform, 0.0, 1.0, size, dtype, stream)
+        return self._draw(lib.hk_random_uniform, 0.0, 1.0, size, dtype, stream, device)
 
-    def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64, stream=None):
+    def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64, stream=None, *, device=None):
         """Uniform numbers in [low, high) (high itself may come out by rounding,
         as in NumPy). low <= high, both finite."""
-        return self._draw(lib.hk_random_uniform, _real(low, "low"), _real(high, "high"), size, dtype, stream)
+        return self._draw(lib.hk_random_uniform, _real(low, "low"), _real(high, "high"), size, dtype, stream,
+                          device)
 
-    def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64, stream=None):
+    def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64, stream=None, *, device=None):
         """Normal numbers with mean `loc` and standard deviation `scale` (>= 0)."""
-        return self._draw(lib.hk_random_normal, _real(loc, "loc"), _real(scale, "scale"), size, dtype, stream)
+        return self._draw(lib.hk_random_normal, _real(loc, "loc"), _real(scale, "scale"), size, dtype, stream,
+                          device)
 
-    def standard_normal(self, size=None, dtype=np.float64, stream=None):
+    def standard_normal(self, size=None, dtype=np.float64, stream=None, *, device=None):
         """Normal numbers with mean 0 and standard deviation 1."""
-        return self._draw(lib.hk_random_normal, 0.0, 1.0, size, dtype, stream)
+        return self._draw(lib.hk_random_normal, 0.0, 1.0, size, dtype, stream, device)
 
     def __repr__(self):
         return f"hipkit.random.Generator(seed={self._seed}, offset={self._offset})"
