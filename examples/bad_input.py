@@ -15,14 +15,15 @@ def attempt(title, action):
 
 
 def main():
-    gpus = hipkit.device_count()
-    print(f"hipkit {hipkit.__version__} ({hipkit.platform()} build), {gpus} GPU(s)")
-    attempt("device id out of range", lambda: hipkit.Device(gpus + 7).info())
+    devices, gpus = hipkit.device_count(), hipkit.gpu_count()
+    print(f"hipkit {hipkit.__version__} ({hipkit.platform()} build), {gpus} GPU(s) and the CPU device; "
+          f"current: {hipkit.get_device()}")
+    attempt("device number out of range", lambda: hipkit.Device(devices + 7))
+    attempt("a device name hipkit does not know", lambda: hipkit.Device("tpu"))
+    if gpus == 0:
+        attempt("a GPU on a machine without one", lambda: hipkit.Device("gpu"))
     attempt("unsupported dtype", lambda: hipkit.empty(4, np.complex64))
     attempt("negative size", lambda: hipkit.empty(-1, np.float32))
-    if gpus == 0:
-        attempt("allocation without a GPU", lambda: hipkit.empty(1024, np.float32))
-        return
     attempt("huge allocation (1 PiB)", lambda: hipkit.empty(2**48, np.float32))
     x, y = hipkit.zeros(10, np.float32), hipkit.zeros(11, np.float32)
     attempt("shapes that do not broadcast", lambda: x + y)
@@ -32,7 +33,13 @@ def main():
     attempt("min of nothing", lambda: hipkit.min(hipkit.zeros((0, 4))))
     attempt("matmul shapes", lambda: hipkit.matmul(hipkit.zeros((3, 4)), hipkit.zeros((3, 4))))
     attempt("take out of range", lambda: hipkit.take(hipkit.zeros(5), hipkit.asarray(np.array([7]))))
-    attempt("implicit conversion to NumPy", lambda: np.asarray(x))
+    if hipkit.get_device().is_gpu:
+        attempt("implicit conversion to NumPy", lambda: np.asarray(x))
+    else:
+        attempt("a user kernel on the CPU device", lambda: hipkit.RawKernel(
+            'extern "C" __global__ void k(float *x) { x[0] = 1; }', "k")(1, 1, (x,)))
+    if gpus:
+        attempt("operands on two devices", lambda: x + hipkit.zeros(10, np.float32, device="cpu"))
     stream = hipkit.Stream()
     stream.close()
     attempt("a destroyed stream used again", lambda: hipkit.add(x, x, stream=stream))

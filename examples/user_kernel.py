@@ -8,9 +8,11 @@ To target AMD: change nothing. The source below is HIP; on an AMD build of
 hipkit (cmake -DHIPKIT_PLATFORM=amd) the same file compiles with hiprtc for
 the AMD GPU present, on an NVIDIA build with NVRTC for the NVIDIA GPU. The
 prelude (hipkit_device.h) reads the warp size from the device (64 lanes on
-most AMD GPUs, 32 on NVIDIA), so nothing here assumes either. Without any
-GPU, an AMD build still compiles the kernel with target="gfx90a" (and an
-NVIDIA build with target="sm_90"), which is what the end of this file does.
+most AMD GPUs, 32 on NVIDIA), so nothing here assumes either. When the
+current device is the CPU device (no GPU, or HIPKIT_DEVICE=cpu), which does
+not run user kernels yet, an AMD build still compiles the kernel with
+target="gfx90a" (and an NVIDIA build with target="sm_90"), which is what the
+start of main() does.
 """
 import sys
 
@@ -31,12 +33,12 @@ extern "C" __global__ void saxpy(float a, const float *x, float *y, long long n)
 
 
 def main():
-    if hipkit.device_count() == 0:
-        # No GPU: compile for a named architecture instead (no GPU needed for that).
+    if hipkit.get_device().is_cpu:
+        # The CPU device: compile for a named architecture instead (no GPU needed for that).
         target = "gfx90a" if hipkit.platform() == "amd" else "sm_90"
         program = hipkit.kernel.compile(SAXPY, target=target, name="saxpy.hip")
-        print(f"no GPU here; compiled saxpy.hip for {program.target}: {len(program.binary)} bytes"
-              f"{' (from the cache)' if program.cached else ''}")
+        print(f"the current device is the CPU device, which does not run user kernels yet; compiled saxpy.hip "
+              f"for {program.target}: {len(program.binary)} bytes{' (from the cache)' if program.cached else ''}")
         return 0
 
     n = 1_000_003
@@ -56,7 +58,7 @@ def main():
     expected = np.float32(2.5) * x_host + y_host
     got = y.get()
     wrong = np.count_nonzero(~np.isclose(got, expected, rtol=1e-6, atol=1e-6))
-    device = hipkit.Device(0)
+    device = hipkit.get_device()
     print(f"saxpy on {n} floats on {device.name} ({device.arch}): {wrong} wrong; "
           f"parameters {saxpy.param_types}, {saxpy.attributes['registers_per_thread']} registers a thread")
 

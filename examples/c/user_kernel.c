@@ -1,7 +1,9 @@
 /* user_kernel.c: write a kernel once in HIP C++, compile it at run time for
  * whatever GPU this machine has (hiprtc on AMD, NVRTC on NVIDIA), launch it
- * and check the result. Without a GPU it still compiles the kernel for a
- * named architecture (no GPU is needed for that) and says what it made. */
+ * and check the result. When the current device is the CPU device (no GPU,
+ * or HIPKIT_DEVICE=cpu), which does not run user kernels yet, it still
+ * compiles the kernel for a named architecture (no GPU is needed for that)
+ * and says what it made. */
 #include <hipkit/hipkit.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,12 +27,14 @@ static const char *source = "#include <hipkit_device.h>\n"
 
 int main(void)
 {
-    int devices = 0;
+    int device = 0;
+    hk_device_info info;
     hk_platform platform;
-    CHECK(hk_device_count(&devices));
+    CHECK(hk_device_get(&device));
+    CHECK(hk_device_get_info(device, &info));
     CHECK(hk_platform_get(&platform));
     hk_program program = NULL;
-    if (devices == 0) {
+    if (info.kind != HK_DEVICE_KIND_GPU) {
         /* The same source compiles for either vendor's GPUs; this build makes
          * code for its own vendor's architectures. */
         const char *target = platform == HK_PLATFORM_AMD ? "gfx90a" : "sm_90";
@@ -40,8 +44,9 @@ int main(void)
         int cached;
         CHECK(hk_program_get_binary(program, &binary, &bytes));
         CHECK(hk_program_is_cached(program, &cached));
-        printf("user_kernel: no GPU found; compiled saxpy.hip for %s anyway: %zu bytes%s\n", target, bytes,
-               cached ? " (from the cache)" : "");
+        printf("user_kernel: the current device is the CPU device, which does not run user kernels yet; "
+               "compiled saxpy.hip for %s anyway: %zu bytes%s\n",
+               target, bytes, cached ? " (from the cache)" : "");
         CHECK(hk_program_destroy(program));
         return 0;
     }

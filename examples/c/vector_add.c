@@ -1,8 +1,9 @@
-/* vector_add.c: hipkit from C in one page. Describe the GPU, copy two vectors
- * to it, add them, sum the result on the device, time the add with events,
- * check the answers on the host, and check every status on the way: when a
- * call fails, hk_last_error() says which call, which argument and which
- * device. On a machine without a GPU it says so and exits 0. */
+/* vector_add.c: hipkit from C in one page. Describe the current device, copy
+ * two vectors to it, add them, sum the result on the device, time the add with
+ * events, check the answers on the host, and check every status on the way:
+ * when a call fails, hk_last_error() says which call, which argument and which
+ * device. On a machine without a GPU the current device is the CPU device
+ * (HIPKIT_DEVICE=cpu chooses it anywhere), and the same calls run there. */
 #include <hipkit/hipkit.h>
 
 #include <stdio.h>
@@ -43,21 +44,16 @@ int main(void)
     size_t wrong = 0;
     void *huge = NULL;
 
-    int count = 0;
-    hk_status status = hk_device_count(&count);
-    if (status != HK_SUCCESS) {
-        fprintf(stderr, "vector_add: hk_device_count failed: %s\n", hk_last_error());
-        return 1;
-    }
-    if (count == 0) {
-        printf("vector_add: no GPU found (hk_device_count() == 0); nothing to run.\n");
-        return 0;
-    }
-
+    int device = 0, gpus = 0;
+    hk_status status = HK_SUCCESS;
+    CHECK(hk_gpu_count(&gpus));
+    CHECK(hk_device_get(&device)); /* the first GPU, else the CPU device (devices: the GPUs, then the CPU) */
     hk_device_info info;
-    CHECK(hk_device_get_info(0, &info));
-    printf("device 0: %s (%s), %d multiprocessors, %.1f GiB of which %.1f GiB free\n", info.name, info.arch,
-           info.multiprocessor_count, (double)info.total_memory / (1 << 30), (double)info.free_memory / (1 << 30));
+    CHECK(hk_device_get_info(device, &info));
+    printf("device %d (%s, %d GPU(s) here): %s (%s), %d %s, %.1f GiB of which %.1f GiB free\n", device,
+           hk_device_kind_name(info.kind), gpus, info.name, info.arch, info.multiprocessor_count,
+           info.kind == HK_DEVICE_KIND_GPU ? "multiprocessors" : "cores", (double)info.total_memory / (1 << 30),
+           (double)info.free_memory / (1 << 30));
 
     a = malloc(bytes);
     b = malloc(bytes);
