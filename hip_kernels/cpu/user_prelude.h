@@ -47,7 +47,7 @@
 #define __shared__ thread_local
 // `extern __shared__ T name[];` is rewritten by the compiler step into a thread_local array of
 // HKCPU_SHARED_BYTES; HIP's macro for it:
-#define HIP_DYNAMIC_SHARED(type, var) static thread_local __attribute__((aligned(16))) type var[HKCPU_SHARED_BYTES / sizeof(type)]
+#define HIP_DYNAMIC_SHARED(type, var) static thread_local __attribute__((aligned(16))) type var[HKCPU_SHARED_BYTES / sizeof(type)];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
 namespace hkcpu
@@ -934,14 +934,10 @@ template <class... A, void (*f)(A...)> struct entry<void (*)(A...), f> {
     static_assert(sizeof...(A) <= HKCPU_MAX_PARAMS, "a kernel on the CPU device takes at most 64 parameters");
     typedef arguments<std::index_sequence_for<A...>, typename std::decay<A>::type...> args;
 
-    // flatten: the kernel is inlined into the loop over the block's threads.
-    __attribute__((flatten)) static int run_block(hkcpu_thread *t)
+    // The kernel is inlined (flatten) into the loop over the block's threads, in functions of their
+    // own: next to sigsetjmp every local would live in memory, not in registers.
+    __attribute__((noinline, flatten)) static int block_body(hkcpu_thread *t)
     {
-        sigjmp_buf jump;
-        t->abort_jump = &jump;
-        current = t;
-        if (sigsetjmp(jump, 0))
-            return 1;
         try {
             args a(t->params);
             const unsigned bx = t->block_dim.x, by = t->block_dim.y, bz = t->block_dim.z;
@@ -960,13 +956,8 @@ template <class... A, void (*f)(A...)> struct entry<void (*)(A...), f> {
         return 0;
     }
 
-    __attribute__((flatten)) static int run_thread(hkcpu_thread *t)
+    __attribute__((noinline, flatten)) static int thread_body(hkcpu_thread *t)
     {
-        sigjmp_buf jump;
-        t->abort_jump = &jump;
-        current = t;
-        if (sigsetjmp(jump, 0))
-            return 1;
         try {
             args a(t->params);
             a.template call<f>();
@@ -975,6 +966,26 @@ template <class... A, void (*f)(A...)> struct entry<void (*)(A...), f> {
             return 1;
         }
         return 0;
+    }
+
+    static int run_block(hkcpu_thread *t)
+    {
+        sigjmp_buf jump;
+        t->abort_jump = &jump;
+        current = t;
+        if (sigsetjmp(jump, 0))
+            return 1;
+        return block_body(t);
+    }
+
+    static int run_thread(hkcpu_thread *t)
+    {
+        sigjmp_buf jump;
+        t->abort_jump = &jump;
+        current = t;
+        if (sigsetjmp(jump, 0))
+            return 1;
+        return thread_body(t);
     }
 
     static constexpr hkcpu_kernel_info info()

@@ -81,17 +81,26 @@ static bool write_all(int fd, const void *data, size_t size)
     return true;
 }
 
+static atomic_ullong loads;
+
 /* dlopen of a private copy of the bytes: an anonymous memory file, else a temporary file removed
- * once loaded (each load is its own module, with its own globals and __shared__ storage). */
+ * once loaded (each load is its own module, with its own globals and __shared__ storage). dlopen
+ * returns an object already loaded under the same path without opening the file, and the memory
+ * file's path, /proc/self/fd/N, comes back with N, so each load's path is made unique: the load's
+ * number is written into it as "./" (0) and ".//" (1) components, which the path resolves away. */
 static void *open_copy(const void *binary, size_t size, char *why, size_t why_size)
 {
     char path[4200];
     why[0] = '\0';
+    const unsigned long long number = atomic_fetch_add(&loads, 1) + 1;
 #if defined(MFD_CLOEXEC)
     int fd = memfd_create("hipkit-cpu-kernel", MFD_CLOEXEC);
     if (fd >= 0) {
         void *library = NULL;
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        int n = snprintf(path, sizeof path, "/proc/self/fd/");
+        for (int bit = 63 - __builtin_clzll(number); bit >= 0; bit--)
+            n += snprintf(path + n, sizeof path - (size_t)n, "%s", (number >> bit & 1u) ? ".//" : "./");
+        snprintf(path + n, sizeof path - (size_t)n, "%d", fd);
         if (write_all(fd, binary, size))
             library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!library) {
@@ -103,7 +112,8 @@ static void *open_copy(const void *binary, size_t size, char *why, size_t why_si
             return library;
     }
 #endif
-    snprintf(path, sizeof path, "%s/hipkit-cpu-kernel-XXXXXX", hk__settings_temp_dir());
+    snprintf(path, sizeof path, "%s/hipkit-cpu-kernel-%ld-%llu-XXXXXX", hk__settings_temp_dir(), (long)getpid(),
+             number);
     int tmp = mkstemp(path);
     if (tmp < 0) {
         snprintf(why + strlen(why), why_size - strlen(why), "%scannot make a file in %s: %s", why[0] ? "; " : "",
