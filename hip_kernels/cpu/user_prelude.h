@@ -950,8 +950,7 @@ template <class... A, void (*f)(A...)> struct entry<void (*)(A...), f> {
                             return 0;
                     }
         } catch (...) {
-            t->services->fail(t, "the kernel threw a C++ exception");
-            return 1;
+            return threw(t);
         }
         return 0;
     }
@@ -959,39 +958,34 @@ template <class... A, void (*f)(A...)> struct entry<void (*)(A...), f> {
     __attribute__((noinline, flatten)) static int thread_body(hkcpu_thread *t)
     {
         try {
-            args a(t->params);
-            a.template call<f>();
+            args(t->params).template call<f>();
         } catch (...) {
-            t->services->fail(t, "the kernel threw a C++ exception");
-            return 1;
+            return threw(t);
         }
         return 0;
     }
 
-    static int run_block(hkcpu_thread *t)
+    static int threw(hkcpu_thread *t)
     {
-        sigjmp_buf jump;
-        t->abort_jump = &jump;
-        current = t;
-        if (sigsetjmp(jump, 0))
-            return 1;
-        return block_body(t);
+        t->services->fail(t, "the kernel threw a C++ exception");
+        return 1;
     }
 
-    static int run_thread(hkcpu_thread *t)
+    // The jump point a stopping thread leaves through (hkcpu::stop), around a body.
+    template <int (*body)(hkcpu_thread *)> static int with_jump_point(hkcpu_thread *t)
     {
         sigjmp_buf jump;
         t->abort_jump = &jump;
         current = t;
         if (sigsetjmp(jump, 0))
             return 1;
-        return thread_body(t);
+        return body(t);
     }
 
     static constexpr hkcpu_kernel_info info()
     {
-        return hkcpu_kernel_info{HKCPU_ABI_VERSION, (int)sizeof...(A), {(unsigned)sizeof(A)...}, &run_block,
-                                 &run_thread};
+        return hkcpu_kernel_info{HKCPU_ABI_VERSION, (int)sizeof...(A), {(unsigned)sizeof(A)...},
+                                 &with_jump_point<block_body>, &with_jump_point<thread_body>};
     }
 };
 } // namespace hkcpu

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iomanip>
 #include <limits>
 #include <ostream>
@@ -331,6 +332,34 @@ struct Mismatches {
         if (count++ < 8)
             text += "  [" + std::to_string(i) + "] got " + got + ", expected " + expected + "\n";
     }
+};
+
+// A fresh disk-cache folder for one test, removed afterwards; the cache is off after it.
+class CacheFolder
+{
+  public:
+    CacheFolder()
+    {
+        path_ = std::filesystem::temp_directory_path() / ("hipkit-test-cache-" + std::to_string(fresh_seed()));
+        EXPECT_EQ(hk_cache_set_dir(path_.c_str()), HK_SUCCESS) << hk_last_error();
+    }
+    ~CacheFolder()
+    {
+        hk_cache_set_dir(nullptr);
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    std::vector<std::filesystem::path> entries() const
+    {
+        std::vector<std::filesystem::path> files;
+        for (const auto &entry : std::filesystem::directory_iterator(path_))
+            if (entry.path().extension() == ".hkbin")
+                files.push_back(entry.path());
+        return files;
+    }
+
+  private:
+    std::filesystem::path path_;
 };
 
 } // namespace hktest

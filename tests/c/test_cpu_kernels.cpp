@@ -4,7 +4,6 @@
 // refuses by name, and its disk cache. Runs on every machine: the CPU device is always there.
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,8 +11,6 @@
 
 namespace
 {
-
-namespace fs = std::filesystem;
 
 int cpu_ordinal()
 {
@@ -647,37 +644,9 @@ TEST_F(CpuKernels, AProgramForTheCpuDeviceIsASharedObjectOnlyItLoads)
     }
 }
 
-// A fresh cache folder for one test, removed afterwards; the cache is off after it (as the
-// cache tests of test_rtc.cpp leave it).
-class CacheFolder
-{
-  public:
-    CacheFolder()
-    {
-        path_ = fs::temp_directory_path() / ("hipkit-cpu-cache-" + std::to_string(::hktest::fresh_seed()));
-        EXPECT_EQ(hk_cache_set_dir(path_.c_str()), HK_SUCCESS) << hk_last_error();
-    }
-    ~CacheFolder()
-    {
-        hk_cache_set_dir(nullptr);
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    size_t entries() const
-    {
-        size_t count = 0;
-        for (const auto &entry : fs::directory_iterator(path_))
-            count += entry.path().extension() == ".hkbin";
-        return count;
-    }
-
-  private:
-    fs::path path_;
-};
-
 TEST_F(CpuKernels, TheDiskCacheKeepsHostCodeApartFromGpuCode)
 {
-    CacheFolder cache;
+    hktest::CacheFolder cache;
     hk_program first = nullptr, second = nullptr;
     ASSERT_HK_OK(hk_program_compile(&first, kReverse, "reverse.hip", nullptr, 0, "host"));
     programs_.push_back(first);
@@ -694,7 +663,7 @@ TEST_F(CpuKernels, TheDiskCacheKeepsHostCodeApartFromGpuCode)
     ASSERT_HK_OK(hk_program_get_binary(second, &b, &nb));
     ASSERT_EQ(na, nb);
     EXPECT_EQ(std::memcmp(a, b, na), 0);
-    EXPECT_EQ(cache.entries(), 1u);
+    EXPECT_EQ(cache.entries().size(), 1u);
     hk_module m = nullptr;
     ASSERT_HK_OK(hk_module_load(&m, second));
     modules_.push_back(m);
@@ -715,7 +684,7 @@ TEST_F(CpuKernels, TheDiskCacheKeepsHostCodeApartFromGpuCode)
         programs_.push_back(gpu);
         ASSERT_HK_OK(hk_program_is_cached(gpu, &cached));
         EXPECT_EQ(cached, 0) << "the GPU's code is not the host's entry";
-        EXPECT_EQ(cache.entries(), 2u);
+        EXPECT_EQ(cache.entries().size(), 2u);
     }
 #endif
 }

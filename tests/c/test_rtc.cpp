@@ -58,34 +58,7 @@ template <typename T> __global__ void templated(T *x) { x[0] = T(1); }
 template __global__ void templated<float>(float *);
 )";
 
-// A fresh cache folder for one test, removed afterwards; the default folder
-// comes back when the test ends.
-class CacheFolder
-{
-  public:
-    CacheFolder()
-    {
-        path_ = fs::temp_directory_path() / ("hipkit-test-cache-" + std::to_string(::hktest::fresh_seed()));
-        EXPECT_EQ(hk_cache_set_dir(path_.c_str()), HK_SUCCESS) << hk_last_error();
-    }
-    ~CacheFolder()
-    {
-        hk_cache_set_dir(nullptr);
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    std::vector<fs::path> entries() const
-    {
-        std::vector<fs::path> files;
-        for (const auto &entry : fs::directory_iterator(path_))
-            if (entry.path().extension() == ".hkbin")
-                files.push_back(entry.path());
-        return files;
-    }
-
-  private:
-    fs::path path_;
-};
+using hktest::CacheFolder;
 
 struct Program {
     hk_program handle = nullptr;
