@@ -304,7 +304,7 @@ inline int run_this_test_with(const std::string &environment)
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     if (length > 0) {
         self[length] = '\0';
-        command.replace(command.find("/proc/self/exe"), 14, self);
+        command.replace(command.find("/proc/self/exe"), 14, "'" + std::string(self) + "'");
     }
     return std::system(command.c_str());
 }
