@@ -708,8 +708,9 @@ _partials = {}  # device -> the most blocks a larger reduction takes there
 
 
 def _max_partials(device):
-    """_MAX_PARTIALS on a GPU; four blocks a core on the CPU device, whose cores run one block at a
-    time (more blocks would only add the cost of their block-wide reductions)."""
+    """_MAX_PARTIALS on a GPU; on the CPU device, whose cores run one block at a time, four blocks a
+    core and one (more would only add the cost of their block-wide reductions; an odd count keeps
+    the grid-stride loop's stride off powers of two, whose accesses crowd into a few cache sets)."""
     most = _partials.get(device)
     if most is None:
         info = ffi.new("hk_device_info *")
