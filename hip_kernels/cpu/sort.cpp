@@ -13,7 +13,9 @@
 // scatters the chunks in parallel. Otherwise the rows are spread over the threads, one row per
 // thread at a time. Passes ping-pong between two scratch buffers; the first reads the input view
 // and the last writes the output views, whatever their strides (an in-place sort whose only pass
-// is the first goes through a buffer: the input is read while the output is written).
+// is the first goes through a buffer: the input is read while the output is written). Scatters
+// into rows larger than the caches go through a line per digit, written out whole with streaming
+// stores (software write-combining: one cache line and page touched per line, not per key).
 #include <stdint.h>
 #include <string.h>
 
@@ -201,19 +203,49 @@ template <typename U, int KIND, typename P> struct row_sorter {
     // (The loops below work on local copies of their arguments and counters: nothing they store
     // can alias those, so they stay in registers.)
 
+    // Counting spreads over WAYS interleaved tables of 32-bit counters (key i into table i % WAYS,
+    // over blocks of at most COUNT_BLOCK keys), so that a run of one digit (sorted or skewed data)
+    // does not wait on one counter from key to key.
+    static constexpr int WAYS = 4;
+    static constexpr int64_t COUNT_BLOCK = (int64_t)1 << 30;
+
     // Every pass's digit counts of the input's keys [begin, end), and how many of them order_key
     // does not map one-to-one (-0.0, NaN).
     static uint64_t count_all(const from_input<false> &source, int64_t begin, int64_t end, uint64_t *counts)
     {
         const from_input<false> src = source;
         uint64_t specials = 0;
+        uint32_t local[WAYS][KP][RADIX];
         memset(counts, 0, sizeof(uint64_t) * RADIX * KP);
-        for (int64_t i = begin; i < end; i++) {
-            const U raw = src.key(i), k = key(raw);
-            for (int p = 0; p < KP; p++)
-                counts[p * RADIX + ((unsigned)(k >> (8 * p)) & (RADIX - 1u))]++;
-            if constexpr (KIND == KIND_FLOAT)
-                specials += raw_of(k) != raw;
+        for (int64_t block = begin; block < end; block += COUNT_BLOCK) {
+            const int64_t stop = end - block < COUNT_BLOCK ? end : block + COUNT_BLOCK;
+            memset(local, 0, sizeof local);
+            // The keys of a group first (a loop that vectorises), then their counts.
+            constexpr int GROUP = 64;
+            U keys[GROUP];
+            for (int64_t i = block; i < stop; i += GROUP) {
+                const int n = stop - i < GROUP ? (int)(stop - i) : GROUP;
+                unsigned odd = 0;
+                for (int j = 0; j < n; j++) {
+                    const U raw = src.key(i + j), k = key(raw);
+                    keys[j] = k;
+                    if constexpr (KIND == KIND_FLOAT)
+                        odd += raw_of(k) != raw;
+                }
+                specials += odd;
+                int j = 0;
+                for (; j + WAYS <= n; j += WAYS)
+                    for (int w = 0; w < WAYS; w++)
+                        for (int p = 0; p < KP; p++)
+                            local[w][p][(unsigned)(keys[j + w] >> (8 * p)) & (RADIX - 1u)]++;
+                for (; j < n; j++)
+                    for (int p = 0; p < KP; p++)
+                        local[0][p][(unsigned)(keys[j] >> (8 * p)) & (RADIX - 1u)]++;
+            }
+            for (int w = 0; w < WAYS; w++)
+                for (int p = 0; p < KP; p++)
+                    for (int d = 0; d < RADIX; d++)
+                        counts[p * RADIX + d] += local[w][p][d];
         }
         return specials;
     }
@@ -222,10 +254,21 @@ template <typename U, int KIND, typename P> struct row_sorter {
     static void count(const Src &source, int64_t begin, int64_t end, int shift, uint64_t *counts)
     {
         const Src src = source;
-        uint64_t local[RADIX] = {};
-        for (int64_t i = begin; i < end; i++)
-            local[digit<KEYED>(src.key(i), shift)]++;
-        memcpy(counts, local, sizeof local);
+        uint32_t local[WAYS][RADIX];
+        memset(counts, 0, sizeof(uint64_t) * RADIX);
+        for (int64_t block = begin; block < end; block += COUNT_BLOCK) {
+            const int64_t stop = end - block < COUNT_BLOCK ? end : block + COUNT_BLOCK;
+            memset(local, 0, sizeof local);
+            int64_t i = block;
+            for (; i + WAYS <= stop; i += WAYS)
+                for (int w = 0; w < WAYS; w++)
+                    local[w][digit<KEYED>(src.key(i + w), shift)]++;
+            for (; i < stop; i++)
+                local[0][digit<KEYED>(src.key(i), shift)]++;
+            for (int w = 0; w < WAYS; w++)
+                for (int d = 0; d < RADIX; d++)
+                    counts[d] += local[w][d];
+        }
     }
 
     // Elements [begin, end) of src to dst, each after the elements of its digit placed before it
