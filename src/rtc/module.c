@@ -115,6 +115,12 @@ hk_status hk_module_load(hk_module *out, hk_program program)
     if (s != HK_SUCCESS)
         return s;
     int device = hk__current_device();
+    if (hk__kind_for_target(p->target) != hk__kind_current())
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
+                        "%s was compiled for %s, a %s device's code, but the current device %d (%s) is a %s device: "
+                        "compile it again for this device (target NULL) or switch devices first",
+                        p->name, p->target, hk_device_kind_name(hk__kind_for_target(p->target)->device_kind), device,
+                        hk__device_name(device), hk_device_kind_name(hk__kind_current()->device_kind));
     module *m = calloc(1, sizeof *m);
     if (!m || !(m->source = strdup(p->source))) {
         free(m);

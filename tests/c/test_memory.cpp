@@ -118,7 +118,9 @@ hk_pool_stats pool_stats()
 {
     hk_pool_stats stats;
     std::memset(&stats, 0, sizeof stats);
-    EXPECT_HK_OK(hk_pool_get_stats(0, &stats));
+    int device = 0;
+    EXPECT_HK_OK(hk_device_get(&device));
+    EXPECT_HK_OK(hk_pool_get_stats(device, &stats));
     return stats;
 }
 
