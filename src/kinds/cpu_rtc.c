@@ -4,6 +4,7 @@
  * binary: the disk cache keeps them like PTX or a code object, and cpu_module.c loads them. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -119,7 +120,7 @@ static void find_compiler(void)
     if (compiler.word_count > 0) {
         if (!find_program(compiler.words[0], why, sizeof why)) {
             snprintf(compiler.why, sizeof compiler.why,
-                     "the CPU device has no C++ compiler to build kernels with: CXX is \"%s\", and %s; set CXX to a "
+                     "the CPU device has no C++ compiler to build kernels with: CXX is \"%.900s\", and %.900s; set CXX to a "
                      "C++ compiler (g++ or clang++), or unset it to use c++, g++ or clang++ from PATH",
                      cxx, why);
             return;
@@ -244,8 +245,9 @@ static char *read_file(const char *path, size_t limit, size_t *size)
 
 static bool write_file(const char *dir, const char *name, const char *text)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char path[PATH_MAX + 64];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return false;
     FILE *f = fopen(path, "wb");
     if (!f)
         return false;
@@ -319,17 +321,28 @@ static bool host_option(const char *fn, const char *option, char *out, size_t ou
 static const char assert_header[] = "/* hipkit: a failed assert stops the kernel with a sentence (user_prelude.h) */\n";
 static const char empty_header[] = "/* hipkit: the CPU device's prelude already gives what this header would */\n";
 
-static void remove_folder(const char *dir)
+/* Removes the compiler's folder and what is in it (the files written here, and any the compiler
+ * left, as options such as -save-temps make it), one level of folders deep (hip/). */
+static void remove_folder(const char *dir, int depth)
 {
-    static const char *const files[] = {"user_abi.h", "user_prelude.h", "hipkit_device.h", "assert.h", "cassert",
-                                        "hip/hip_runtime.h", "kernel.cpp", "kernel.so", "log.txt"};
-    char path[PATH_MAX];
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        unlink(path);
+    DIR *d = opendir(dir);
+    if (d) {
+        for (struct dirent *e; (e = readdir(d));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char path[PATH_MAX];
+            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+                continue;
+            struct stat st;
+            if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                if (depth > 0)
+                    remove_folder(path, depth - 1);
+            } else {
+                unlink(path);
+            }
+        }
+        closedir(d);
     }
-    snprintf(path, sizeof path, "%s/hip", dir);
-    rmdir(path);
     rmdir(dir);
 }
 
@@ -404,7 +417,7 @@ hk_status hk__cpu_rtc_compile(const char *fn, const char *source, const char *na
                    write_file(dir, "hip/hip_runtime.h", empty_header) && write_file(dir, "kernel.cpp", prepared.text);
     if (!written) {
         const int e = errno;
-        remove_folder(dir);
+        remove_folder(dir, 1);
         hk__cpu_source_free(&prepared);
         free(host);
         return hk__fail(HK_ERROR_RUNTIME, fn, "compiling %s for the CPU device: cannot write the compiler's files in %s: %s",
@@ -454,7 +467,7 @@ hk_status hk__cpu_rtc_compile(const char *fn, const char *source, const char *na
                      compiler.program, status == 0 ? "no shared object was written" : how,
                      log && *log ? log : "(the compiler gave no log)", log_size >= 20000 ? "\n[log cut]" : "", hint);
     }
-    remove_folder(dir);
+    remove_folder(dir, 1);
     hk__cpu_source_free(&prepared);
     if (s != HK_SUCCESS) {
         free(code);
@@ -487,7 +500,7 @@ static void read_version(void)
             version_minor = 0;
         free(text);
     }
-    remove_folder(dir);
+    remove_folder(dir, 1);
 }
 
 hk_status hk__cpu_rtc_version(const char *fn, int *major, int *minor)
