@@ -241,3 +241,41 @@ TEST_F(CpuDevice, AnEventOfTheCpuDeviceCannotOrderAGpuStream)
 }
 
 } // namespace
+
+namespace
+{
+
+// The same Philox numbers on every kind of device: uniforms from one seed and offset are bit for bit
+// the same on the first GPU and on the CPU device (hip_kernels/random/philox.h is the one generator).
+TEST(CpuDeviceRandom, UniformsAreBitIdenticalToTheGpus)
+{
+    if (hktest::gpu_count() == 0)
+        GTEST_SKIP() << "needs a GPU beside the CPU device";
+    int previous = 0;
+    ASSERT_HK_OK(hk_device_get(&previous));
+    for (hk_dtype dtype : {HK_FLOAT32, HK_FLOAT64}) {
+        for (size_t n : {size_t(1), size_t(7), size_t(100003), size_t(1) << 20}) {
+            const uint64_t seed = 0x9e3779b97f4a7c15ull ^ n, offset = n % 5;
+            const size_t bytes = n * (dtype == HK_FLOAT32 ? 4 : 8);
+            std::vector<std::vector<unsigned char>> results;
+            for (int device : {0, cpu_ordinal()}) {
+                ASSERT_HK_OK(hk_device_set(device));
+                void *d = nullptr;
+                ASSERT_HK_OK(hk_malloc(&d, bytes));
+                ASSERT_HK_OK(hk_memset(d, 0xA5, bytes)); // poisoned first
+                ASSERT_HK_OK(hk_random_uniform(d, dtype, n, seed, offset, -3.0, 5.0, nullptr));
+                std::vector<unsigned char> host(bytes);
+                ASSERT_HK_OK(hk_memcpy_dtoh(host.data(), d, bytes));
+                ASSERT_HK_OK(hk_free(d));
+                results.push_back(std::move(host));
+            }
+            size_t differing = 0;
+            for (size_t i = 0; i < bytes; i++)
+                differing += results[0][i] != results[1][i];
+            EXPECT_EQ(differing, 0u) << hk_dtype_name(dtype) << ", n " << n;
+        }
+    }
+    ASSERT_HK_OK(hk_device_set(previous));
+}
+
+} // namespace
