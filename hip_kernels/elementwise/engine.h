@@ -21,6 +21,7 @@
 #include "common/launch.h"
 #include "common/ops.h"
 #include "elementwise/elementwise.h"
+#include "elementwise/signature.h"
 #include "gpu/device.h"
 
 // The kernels are compiled in HKK_EW_PARTS files (part_<k>.hip), each taking
@@ -37,38 +38,15 @@ namespace
 namespace ew
 {
 
-typedef hk_dt::traits<HK_BOOL> t_bool;
+using hk_ew::apply;
+using hk_ew::from_bits;
 
-// ---- the op applied to A inputs; its result type picks out's traits
-template <int A> struct apply;
-template <> struct apply<1> {
-    template <class Op, typename X, typename Y> static HK_DEVICE auto run(const Op &op, X a, Y, Y) { return op(a); }
-};
-template <> struct apply<2> {
-    template <class Op, typename X, typename Y> static HK_DEVICE auto run(const Op &op, X a, Y b, Y)
-    {
-        return op(a, b);
-    }
-};
-template <> struct apply<3> {
-    template <class Op, typename X, typename Y> static HK_DEVICE auto run(const Op &op, X a, Y b, Y c)
-    {
-        return op(a, b, c);
-    }
-};
-
-// In0: traits of input 0; In: traits of inputs 1 and 2 (equal to In0 except for where).
-template <class Op, class In0, class In, int A> struct signature {
-    typedef typename In0::compute C0;
-    typedef typename In::compute C;
-    typedef decltype(apply<A>::run(Op(), C0(), C(), C())) result;
-    // bool results are stored as bool; anything else in the inputs' type
-    typedef
-        typename std::conditional<std::is_same<result, bool>::value && !std::is_same<C, bool>::value, t_bool, In>::type
-            out;
-    typedef typename out::stored SO;
-    typedef typename In0::stored S0;
-    typedef typename In::stored S;
+// The op's signature (elementwise/signature.h) and the GPU's vector width: 16 bytes of the widest operand.
+template <class Op, class In0, class In, int A> struct signature : hk_ew::signature<Op, In0, In, A> {
+    typedef hk_ew::signature<Op, In0, In, A> base;
+    typedef typename base::SO SO;
+    typedef typename base::S0 S0;
+    typedef typename base::S S;
     static constexpr size_t widest = sizeof(SO) > sizeof(S0)
                                          ? (A >= 2 && sizeof(S) > sizeof(SO) ? sizeof(S) : sizeof(SO))
                                          : (A >= 2 && sizeof(S) > sizeof(S0) ? sizeof(S) : sizeof(S0));
@@ -79,14 +57,6 @@ template <class Op, class In0, class In, int A> struct signature {
 template <typename S, int W> struct alignas(sizeof(S) * W) vec {
     S v[W];
 };
-
-// Host scalar: the value's bytes, passed by value.
-template <class T> HK_DEVICE typename T::compute from_bits(uint64_t bits)
-{
-    typename T::stored s;
-    memcpy(&s, &bits, sizeof s);
-    return T::load(s);
-}
 
 // ---- contiguous fast path
 enum { MODE_ARRAY = 0, MODE_DEVICE_VALUE = 1, MODE_HOST_VALUE = 2 };
@@ -344,16 +314,12 @@ template <class Op, class In0, class In, int A> int run(const hkk_launch *l, con
         l, hk_grid_for(l, c->n, HK_BLOCK), HK_BLOCK, 0, make_strided<uint64_t, int64_t>(c));
 }
 
-// ---- one op over the dtypes of its table row (Mask); where-like ops read a
-// bool condition first and move their values as raw bits.
-template <class Op, int A, unsigned Mask> int run_op(const hkk_launch *l, const hkk_ew_call *c)
+// ---- one op of the table (hk_ew::row) over the dtypes of its row
+template <class Row> int run_row(const hkk_launch *l, const hkk_ew_call *c)
 {
-    return hk_dispatch::dispatch<Mask>(c->dtype, [&](auto tag) {
-        constexpr hk_dtype D = decltype(tag)::value;
-        typedef
-            typename std::conditional<hk_ops::moves_bits<Op>::value, hk_dt::raw_traits<D>, hk_dt::traits<D>>::type In;
-        typedef typename std::conditional<hk_ops::bool_condition<Op>::value, t_bool, In>::type In0;
-        return run<Op, In0, In, A>(l, c);
+    return hk_ew::dispatch_dtype<Row>(c->dtype, [&](auto s) {
+        typedef decltype(s) S;
+        return run<typename S::op, typename S::in0, typename S::in, S::arity>(l, c);
     });
 }
 

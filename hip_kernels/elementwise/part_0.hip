@@ -12,7 +12,7 @@ extern "C" int hkk_elementwise(const hkk_launch *l, const hkk_ew_call *c)
     static int (*const parts[HKK_EW_PARTS])(const hkk_launch *, const hkk_ew_call *) = {hkk_ew_part_0, hkk_ew_part_1,
                                                                                         hkk_ew_part_2, hkk_ew_part_3};
     if (c->op == HKK_EW_FILL)
-        return ew::run_op<hk_ops::op_fill, 1, HK_DTYPES_ALL>(l, c);
+        return ew::run_row<hk_ew::fill_row>(l, c);
     if (c->op < 0 || c->op >= HK_OP_COUNT)
         return (int)hipErrorInvalidValue;
     return parts[c->op % HKK_EW_PARTS](l, c);
