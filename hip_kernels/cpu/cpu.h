@@ -4,7 +4,8 @@
  * Every pointer is host memory. Each call runs to completion on the calling thread, spreading the
  * work over the cores (cpu/parallel.h), and returns 0, or 1 for an internal error (a dtype or op the
  * skeleton does not instantiate: the ops layer validated it, so it cannot happen), or
- * HKC_NOT_SUPPORTED where the CPU device has no skeleton for the call yet.
+ * HKC_NOT_SUPPORTED for a case a skeleton does not serve (the CPU kind turns it into
+ * HK_ERROR_NOT_SUPPORTED with a sentence). Every family has its skeleton: a missing one is a link error.
  *
  * The skeletons are compiled by the system C++ compiler with HKC_HOST defined: the shared headers
  * (common/ops.h, common/dtype_traits.h, common/dispatch.h) then take the host seam cpu/host.h for
@@ -26,7 +27,7 @@
 extern "C" {
 #endif
 
-/* What a family without a CPU skeleton (cpu/pending.cpp) returns. */
+/* What a skeleton returns for a case it does not serve. */
 #define HKC_NOT_SUPPORTED 801
 
 /* memory (cpu/memory.cpp): memcpy and memset spread over the cores for large sizes. */

@@ -14,7 +14,7 @@ static int skeleton_status(int code, const char *family, char *why)
     if (code == 0)
         return 0;
     if (code == HKC_NOT_SUPPORTED) {
-        snprintf(why, HK__CPU_WHY_MAX, "the CPU device has no %s skeleton yet", family);
+        snprintf(why, HK__CPU_WHY_MAX, "the CPU device's %s skeleton does not serve this case", family);
         return HK_ERROR_NOT_SUPPORTED;
     }
     snprintf(why, HK__CPU_WHY_MAX, "the CPU device's %s skeleton failed (internal error %d)", family, code);
