@@ -84,7 +84,7 @@ def _on_a_gpu_when_needed(request):
             yield
             return
         if hipkit.gpu_count() == 0:
-            pytest.skip(f"{NO_GPU}, which does not run user kernels yet")
+            pytest.skip(f"{NO_GPU}, and the CPU device has no C++ compiler for user kernels (install g++)")
         marker = pytest.mark.needs_gpu.mark
     if marker is None:
         yield
@@ -114,12 +114,6 @@ def pytest_pyfunc_call(pyfuncitem):
     if child.returncode != 0:
         pytest.fail(f"failed when re-run with the GPUs hidden:\n{child.stdout}{child.stderr}", pytrace=False)
     return True
-
-
-@pytest.fixture
-def cpu_user_kernels():
-    """Whether the CPU device runs user kernels (it refuses them until the library's CPU device does)."""
-    return cpu_runs_user_kernels()
 
 
 @pytest.fixture

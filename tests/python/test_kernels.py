@@ -364,23 +364,41 @@ def test_grids_may_be_ints_or_tuples_of_up_to_three():
 
 
 # ---------------------------------------------------------- launches
-# On the current device when it runs user kernels (a GPU; the CPU device once the library's does),
-# else on a GPU (conftest.py, the user_kernels marker). Until then the CPU device refuses them:
+# On the current device when it runs user kernels (a GPU, or the CPU device through the system's C++
+# compiler), else on a GPU (conftest.py, the user_kernels marker).
+
+NO_COMPILER_CHILD = r"""
+import numpy as np, hipkit
+with hipkit.Device("cpu"):
+    out = hipkit.zeros(3, np.float32)
+    for attempt in (lambda: hipkit.RawKernel(SOURCE, "fill")(1, 32, (out, 1.0, 3)),
+                    lambda: hipkit.RawModule(SOURCE),
+                    lambda: hipkit.kernel.compile(SOURCE)):
+        try:
+            attempt()
+            raise SystemExit("compiled without a compiler")
+        except hipkit.NotSupportedError as e:
+            print("REFUSED:", e)
+    hipkit.add(out, 1.0, out=out)  # the built-in ops need no compiler
+    assert np.array_equal(out.get(), np.ones(3, np.float32))
+    print("BUILTIN OK")
+"""
 
 
-def test_user_kernels_on_the_cpu_device_are_refused_plainly(cpu_user_kernels):
-    if cpu_user_kernels:
-        pytest.skip("the CPU device runs user kernels: the user_kernels tests run there")
-    with hipkit.Device("cpu"):
-        out = hipkit.zeros(3, np.float32)
-        with pytest.raises(hipkit.NotSupportedError, match="the CPU device does not run user kernels yet"):
-            hipkit.RawKernel(unique(FILL), "fill")(1, 32, (out, 1.0, 3))
-        with pytest.raises(hipkit.NotSupportedError, match="run them on a GPU"):
-            hipkit.RawModule(unique(SAXPY))
-        with pytest.raises(hipkit.NotSupportedError, match="does not run user kernels yet"):
-            kernel.compile(unique(SAXPY))  # for the current device, the CPU device
-        assert looks_like_code(kernel.compile(SAXPY, TARGET).binary)  # a GPU target needs no GPU
-        assert np.array_equal(out.get(), np.zeros(3, np.float32))
+def test_user_kernels_on_the_cpu_device_without_a_compiler_are_refused_plainly(tmp_path):
+    """With no C++ compiler, the CPU device refuses user kernels with a sentence naming CXX and what to
+    install, while every built-in op still runs (they are compiled into the library)."""
+    env = dict(os.environ, CXX=str(tmp_path / "no-such-c++"), HIPKIT_CACHE_DIR=str(tmp_path / "cache"))
+    code = "SOURCE = " + repr(unique(FILL)) + "\n" + NO_COMPILER_CHILD
+    child = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert child.returncode == 0, child.stdout + child.stderr
+    refusals = [line for line in child.stdout.splitlines() if line.startswith("REFUSED:")]
+    assert len(refusals) == 3, child.stdout
+    for line in refusals:
+        assert "the CPU device has no C++ compiler to build kernels with" in line, line
+        assert "no-such-c++" in line and "g++ or clang++" in line, line
+    assert "BUILTIN OK" in child.stdout
+
 
 def poisoned(n, dtype=np.float32):
     return hipkit.asarray(np.full(n, np.nan, dtype))

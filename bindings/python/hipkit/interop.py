@@ -301,11 +301,11 @@ def dlpack_device(array):
 
 def cuda_array_interface(array):
     """Version 3 of the CUDA Array Interface (NVIDIA builds, arrays on a GPU)."""
-    if platform() != "nvidia":
-        raise AttributeError("__cuda_array_interface__ exists on NVIDIA builds only")
     if array._host_memory():
         raise AttributeError("__cuda_array_interface__: this array is on the CPU device (host memory), which CUDA "
                              "consumers cannot take; np.asarray(x) views it, x.to_device('gpu') copies it to a GPU")
+    if platform() != "nvidia":
+        raise AttributeError("__cuda_array_interface__ exists on NVIDIA builds only")
     return {
         "shape": tuple(array.shape),
         "typestr": array.dtype.str,
