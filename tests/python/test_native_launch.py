@@ -1,4 +1,4 @@
-"""The native launcher (hipkit._launch) must pack exactly what the checked
+"""The native launcher (hipkit._native, native/launch.c) must pack exactly what the checked
 Python path packs, and hand everything it does not handle back (-1 / None)
 rather than guess. Runs on any device: packing is host work, and a launch with an
 invented kernel handle stops at the library's handle check."""
@@ -12,7 +12,7 @@ import hipkit
 from hipkit import kernel
 from hipkit._ffi import lib
 
-_launch = pytest.importorskip("hipkit._launch")
+from hipkit import _native as _launch  # the launcher lives in the C core (native/launch.c)
 
 INTS = [lib.HK_ARG_INT8, lib.HK_ARG_UINT8, lib.HK_ARG_INT16, lib.HK_ARG_UINT16, lib.HK_ARG_INT32,
         lib.HK_ARG_UINT32, lib.HK_ARG_INT64, lib.HK_ARG_UINT64]

@@ -19,6 +19,8 @@ import operator
 import numpy as np
 from numpy.exceptions import AxisError
 
+from . import _native
+
 __all__ = [
     "MAX_DIMS", "broadcast_shapes", "broadcast_strides", "is_basic_index", "basic_index",
     "resolve_reshape", "reshape_view", "transpose", "swapaxes", "squeeze", "expand_dims",
@@ -97,15 +99,7 @@ def is_c_contiguous(shape, strides):
     """NumPy's C_CONTIGUOUS flag: empty arrays are contiguous, and the stride
     of a length-1 dimension does not matter (it is never used)."""
     shape, strides = _as_view(shape, strides)
-    if 0 in shape:
-        return True
-    step = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1:
-            if s != step:
-                return False
-            step *= n
-    return True
+    return _native.is_c_contiguous(shape, strides)  # the rule the arrays use (native/array.c)
 
 
 def extent(shape, strides, offset):

@@ -8,6 +8,7 @@ to the C library's op families; the methods and operators here call it.
 Work passed a `stream=` runs asynchronously there: keep its arrays alive until
 that stream has finished with them (freed memory is reused in default-stream order).
 """
+import atexit
 import functools
 import math
 
@@ -16,13 +17,9 @@ import numpy as np
 from . import _dtypes
 from . import _layout
 from ._ffi import ffi, lib
-from .device import Device, _Exit, _size, _stream_handle, device_count
+from . import _native  # the binding's C core (bindings/python/native): the array's data, the common calls
+from .device import Device, _size, _stream_handle, device_count
 from .errors import check
-
-try:  # the native helpers (bindings/python/_launch.c); the cffi call is the fallback
-    from ._launch import current_device as _native_current_device
-except ImportError:
-    _native_current_device = None
 
 _NAMES = ("bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64")
 _HK_DTYPE = {np.dtype(name): getattr(lib, "HK_" + name.upper()) for name in _NAMES}
@@ -71,11 +68,7 @@ def _current_device():
         _several_devices = device_count() > 1
     if not _several_devices:
         return 0
-    if _native_current_device is not None:
-        return _native_current_device()
-    device = ffi.new("int *")
-    check(lib.hk_device_get(device))
-    return device[0]
+    return _native.current_device()
 
 
 class _Here:
@@ -155,18 +148,20 @@ def _host_scalar(value, hk_dtype):
     return ffi.from_buffer(np.ascontiguousarray(host).reshape(1))
 
 
-class ndarray:
+class ndarray(_native.ArrayBase):
     """An N-d array in the memory of one device (a GPU or the CPU device: `device`, the current
     device when it was made, or the device= it was made with): shape, dtype, strides (bytes, as
     NumPy's), views that share memory (slicing, reshape, transpose, ...). Freed (back to the pool)
-    when the last array using the memory is collected."""
+    when the last array using the memory is collected.
+
+    Its data (address, dtype, shape, strides, device, owner) are C fields of the base type
+    hipkit._native.ArrayBase (bindings/python/native/array.c), which also makes the common views
+    (basic indexing, .T) and which the C paths of the ops read directly; the methods are here."""
 
     # NumPy then hands `numpy_array + hipkit_array` to our reflected operators,
     # which explain what is supported, instead of converting us silently.
     __array_ufunc__ = None
     __array_function__ = None
-    _own = False
-    _base = None
 
     def __init__(self, shape, dtype=np.float64, *, device=None):
         shape, dtype = _shape(shape), _dtype(dtype)
@@ -180,27 +175,16 @@ class ndarray:
         size = math.prod(shape)
         if size * dtype.itemsize > _MAX_BYTES:
             raise ValueError(f"array is too big: {shape} of {dtype} is {size * dtype.itemsize} bytes")
-        self.shape, self.dtype, self.size, self.nbytes = shape, dtype, size, size * dtype.itemsize
-        self._hk_dtype = _HK_DTYPE[dtype]
         strides = _STRIDES.get(shape)
         if strides is None:
             if len(_STRIDES) > 4096:
                 _STRIDES.clear()
             strides = _STRIDES[shape] = _layout.contiguous_strides(shape)
-        self._el_strides = strides
-        self._contiguous = True
-        self._offset = 0
-        self._device = _current_device()
         data = ffi.new("void **")
-        check(lib.hk_malloc(data, self.nbytes))  # 0 bytes: NULL, no GPU needed
-        self._data = data[0]
-        self._own = True
-
-    # __del__ rather than weakref.finalize: this is on every op's path and
-    # costs a tenth as much. Default arguments survive module teardown.
-    def __del__(self, _free=lib.hk_free, _exit=_Exit):
-        if self._own and self._data and not _exit.started:
-            _free(self._data)  # never raises; a failed free has nobody to report to
+        check(lib.hk_malloc(data, size * dtype.itemsize))  # 0 bytes: NULL, no GPU needed
+        # From here the array owns the memory (ArrayBase frees it when collected).
+        self._setup(int(ffi.cast("uintptr_t", data[0])), 0, shape, strides, _HK_DTYPE[dtype], _current_device(),
+                    None, True)
 
     @classmethod
     def _empty(cls, shape, dtype):
@@ -209,27 +193,11 @@ class ndarray:
         array._allocate(shape, dtype)
         return array
 
-    def _view(self, shape, el_strides, offset):
-        """A view of this array's memory: element offset `offset` counted from
-        this array's allocation start (self._offset is this view's own)."""
-        view = ndarray.__new__(ndarray)
-        view.shape, view.dtype, view._hk_dtype = shape, self.dtype, self._hk_dtype
-        view.size = math.prod(shape)
-        view.nbytes = view.size * self.dtype.itemsize
-        view._el_strides, view._offset, view._device = el_strides, offset, self._device
-        view._contiguous = _layout.is_c_contiguous(shape, el_strides)
-        view._base = self if self._base is None else self._base
-        start = int(ffi.cast("uintptr_t", view._base._data))
-        view._data = ffi.cast("void *", start + offset * self.dtype.itemsize) if view._base._data else ffi.NULL
-        return view
+    # _view(shape, el_strides, offset): ArrayBase's, a view of this array's memory, `offset` elements
+    # from its owner's first element (self._offset is this view's own).
 
     # ------------------------------------------------------------- attributes
-    ndim = property(lambda self: len(self.shape))
-    itemsize = property(lambda self: self.dtype.itemsize)
-    ptr = property(lambda self: int(ffi.cast("uintptr_t", self._data)), doc="device address of the first element")
-    strides = property(lambda self: tuple(s * self.dtype.itemsize for s in self._el_strides),
-                       doc="bytes to step in each dimension, as NumPy's")
-    base = property(lambda self: self._base, doc="the array owning the memory of a view; None for an owner")
+    # shape, dtype, size, nbytes, ndim, itemsize, strides, base, ptr, T: ArrayBase's (array.c).
     device = property(lambda self: Device._of(self._device),
                       doc="the hipkit.Device holding the data (.kind: 'gpu' or 'cpu'); equal to its number")
 
@@ -237,10 +205,6 @@ class ndarray:
     def flags(self):
         return {"C_CONTIGUOUS": self._contiguous, "OWNDATA": self._base is None,
                 "F_CONTIGUOUS": _layout.is_c_contiguous(self.shape[::-1], self._el_strides[::-1])}
-
-    @property
-    def T(self):
-        return self.transpose()
 
     @property
     def mT(self):
@@ -290,7 +254,9 @@ class ndarray:
         return self._view(tuple(shape), _layout.broadcast_strides(self.shape, self._el_strides, shape),
                           self._offset)
 
-    def __getitem__(self, key):
+    def _getitem_slow(self, key):
+        """self[key] for what ArrayBase's C indexing leaves to Python: advanced indices (arrays,
+        lists, bools, NumPy integers) and every error, raised as NumPy raises it."""
         if _layout.is_basic_index(key):
             shape, strides, offset = _layout.basic_index(self.shape, self._el_strides, self._offset, key)
             return self._view(shape, strides, offset)
@@ -930,21 +896,18 @@ def copy(a, *, device=None):
     return a.copy() if device is None or _target(device) == a._device else a.to_device(device)
 
 
-class _LazyData:
-    """ndarray._data, the cffi pointer, for arrays whose _data was never set:
-    ffi.NULL before allocation (so __del__ of a half-made array does nothing),
-    and for arrays made by the native fast path (hipkit._launch.fast_binary),
-    which records only the address (_hk_address) and owns the memory through
-    an _owner, the pointer made on first use and kept."""
-
-    def __get__(self, array, owner=None):
-        if array is None:
-            return self
-        address = array.__dict__.get("_hk_address")
-        if address is None:
-            return ffi.NULL
-        data = array.__dict__["_data"] = ffi.cast("void *", address)
-        return data
 
 
-ndarray._data = _LazyData()
+
+def _configure_native():
+    """Hands the C core what it needs of Python once: the class it makes, the ten dtypes, and NumPy 2's
+    promotion (hipkit._dtypes.result_type, the one place that rule is written) as tables of hk_dtype codes."""
+    codes = [_HK_DTYPE[d] for d in _dtypes.SUPPORTED]
+    by_code = tuple(_NP_DTYPE[c] for c in range(len(codes)))
+    promote = bytes(_HK_DTYPE[_dtypes.result_type(a, b)] for a in by_code for b in by_code)
+    weak = bytes(_HK_DTYPE[_dtypes.result_type(d, scalar)] for d in by_code for scalar in (True, 1, 1.0))
+    _native.configure(ndarray, by_code, promote, weak, functools.partial(ffi.cast, "void *"))
+    atexit.register(_native.exiting)  # memory is left to the process exit from then on
+
+
+_configure_native()

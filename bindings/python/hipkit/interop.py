@@ -197,13 +197,7 @@ class _Keeper:
 def _view_of(data, shape, el_strides, dtype, device, keeper):
     """A hipkit.ndarray over memory hipkit does not own."""
     array = ndarray.__new__(ndarray)
-    array.shape, array.dtype, array._hk_dtype = tuple(shape), dtype, _HK_DTYPE[dtype]
-    array.size = math.prod(array.shape)
-    array.nbytes = array.size * dtype.itemsize
-    array._el_strides, array._offset, array._device = tuple(el_strides), 0, device
-    array._contiguous = _layout.is_c_contiguous(array.shape, array._el_strides)
-    array._data = ffi.cast("void *", data)
-    array._own = False
+    array._setup(int(data), 0, tuple(shape), tuple(el_strides), _HK_DTYPE[dtype], device, None, False)
     array._keeper = keeper
     return array
 

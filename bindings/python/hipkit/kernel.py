@@ -39,8 +39,8 @@ def _array_module():
 from .device import Device, _Exit, _size, _stream_handle, device_count, platform
 from .errors import check
 
-try:  # the native launcher (bindings/python/_launch.c); without it, the struct.pack path
-    from . import _launch as _native
+try:  # the native launcher (bindings/python/native/launch.c); without it, the struct.pack path
+    from . import _native
 except ImportError:  # pragma: no cover - a build without the extension
     _native = None
 
@@ -239,20 +239,6 @@ def _layout(types):
 # ------------------------------------------------- the checked (slow) path
 
 _HOST_ARRAY_ADVICE = "copy it to the device with hipkit.asarray() first"
-
-
-class _CachedAddress:
-    """ndarray._hk_address: the array's device address as an int, worked out on
-    first use and then kept in the instance, so a launch reads one attribute."""
-
-    def __get__(self, array, owner=None):
-        if array is None:
-            return self
-        address = array.__dict__["_hk_address"] = int(ffi.cast("uintptr_t", array._data))
-        return address
-
-
-ndarray._hk_address = _CachedAddress()
 
 
 class _Pointer:

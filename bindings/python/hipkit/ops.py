@@ -12,7 +12,6 @@ GPU, because the size or validity of their result is data-dependent).
 Full reductions return 0-d arrays (no copy to the host): float(x.sum()),
 x.sum().item() or .get() fetch the value.
 """
-import atexit
 import builtins
 import functools
 import types
@@ -28,6 +27,7 @@ from .array import (_HK_DTYPE, _check_device, _on_data, _copy_into, _desc, _dtyp
 from .device import _stream_handle
 from .errors import InvalidArgumentError, check
 from ._scatter import put  # noqa: F401 (hipkit.put: numpy.put through hk_put)
+from . import _native
 
 _BOOL = np.dtype(np.bool_)
 _INT8 = np.dtype(np.int8)
@@ -249,22 +249,30 @@ def _ufunc_general(row, args, out, stream):
     return target
 
 
-try:  # the native fast path for same-shape, same-dtype contiguous operands (bindings/python/_launch.c)
-    from . import _launch as _native
-    _native.configure(ndarray, _BOOL)
-    atexit.register(_native.exiting)
-except ImportError:  # pragma: no cover - a build without the extension
-    _native = None
+def _dtype_rows(row):
+    """The op's loop and result dtypes for each promoted dtype T (hk_dtype codes, -1 where NumPy refuses):
+    _loop_dtypes's rule as the two tables the C path reads."""
+    loop, result = [], []
+    for t in _dtypes.SUPPORTED:
+        try:
+            computed, produced = _loop_dtypes(row, [t] * (2 if row.rule == lib.HK_RULE_WHERE else 1))
+            loop.append(_HK_DTYPE[computed])
+            result.append(_HK_DTYPE[produced])
+        except TypeError:
+            loop.append(255)
+            result.append(255)
+    return bytes(loop), bytes(result)
 
 
 def _fast(row, mode, fallback):
-    """fallback behind the C fast path (hipkit._launch.fast_binary, mode 0: function, 1: operator, 2: in
-    place), which takes same-shape, same-dtype C-contiguous arrays of a dtype the op's kernel takes, on the
-    current device, straight to hk_elementwise (a new output included); everything else reaches fallback."""
-    if _native is None or row.arity != 2:
+    """fallback behind the op's C path (hipkit._native.ufunc, mode 0: function, 1: operator, 2: in place,
+    3: reflected operator; bindings/python/native/elementwise.c), which does the common calls completely
+    (arrays of any layout, Python scalars, broadcasting, promotion, a new output or a fitting out=) and hands
+    everything else to fallback."""
+    if row.arity > 2:
         return fallback
-    gives_bool = row.rule in (lib.HK_RULE_TO_BOOL, lib.HK_RULE_FLOAT_TO_BOOL)
-    return functools.update_wrapper(_native.fast_binary(row.op, row.dtypes, int(gives_bool), mode, fallback),
+    loop, result = _dtype_rows(row)
+    return functools.update_wrapper(_native.ufunc(row.op, row.arity, mode, loop, result, fallback),
                                     fallback)  # __name__, __doc__, __wrapped__ (inspect.signature)
 
 
@@ -824,11 +832,12 @@ def _install_operators():
         fn = g[name]
         general = _python_path(fn)
         forward, inplace = make(general), make(general, inplace=True)
+        reflected = make(general, reflected=True)
         row = _OPS.get(name)
-        if row is not None:  # the common case in C, the rest in Python
-            forward, inplace = _fast(row, 1, forward), _fast(row, 2, inplace)
+        if row is not None:  # the common cases in C, the rest in Python
+            forward, inplace, reflected = _fast(row, 1, forward), _fast(row, 2, inplace), _fast(row, 3, reflected)
         setattr(ndarray, f"__{dunder}__", forward)
-        setattr(ndarray, f"__r{dunder}__", make(general, reflected=True))
+        setattr(ndarray, f"__r{dunder}__", reflected)
         setattr(ndarray, f"__i{dunder}__", inplace)
     for dunder, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                          ("gt", "greater"), ("ge", "greater_equal")):

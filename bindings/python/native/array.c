@@ -1,0 +1,510 @@
+/* array.c: hipkit._native.ArrayBase, the base type of hipkit.ndarray. An array's metadata (address,
+ * dtype, shape, strides, device, owner) lives in C fields, where the C paths read it without a
+ * dictionary lookup; Python reads it through the attributes below. Views made in C (basic indexing,
+ * .T, _view) cost one object; the memory of an owning array goes back to the pool (hk_free) when the
+ * array is collected. */
+#include <string.h>
+
+#include "native.h"
+
+hkp_config hkp;
+
+int hkp_is_c_contiguous(int ndim, const int64_t *shape, const int64_t *strides)
+{
+    for (int k = 0; k < ndim; k++)
+        if (shape[k] == 0)
+            return 1;
+    int64_t step = 1;
+    for (int k = ndim - 1; k >= 0; k--) {
+        if (shape[k] == 1)
+            continue;
+        if (strides[k] != step)
+            return 0;
+        step *= shape[k];
+    }
+    return 1;
+}
+
+void hkp_extent(const hkp_array *a, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = *hi = (uintptr_t)a->data;
+    if (a->size == 0 || !a->data)
+        return;
+    int64_t first = 0, last = 0;
+    for (int k = 0; k < a->ndim; k++) {
+        int64_t reach = (a->shape[k] - 1) * a->strides[k];
+        if (reach < 0)
+            first += reach;
+        else
+            last += reach;
+    }
+    *lo = (uintptr_t)(a->data + first * a->itemsize);
+    *hi = (uintptr_t)(a->data + (last + 1) * a->itemsize);
+}
+
+void hkp_describe(const hkp_array *a, hk_array *out)
+{
+    out->data = a->data;
+    out->dtype = (hk_dtype)a->dtype;
+    out->ndim = a->ndim;
+    memcpy(out->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+    memcpy(out->strides, a->strides, sizeof(int64_t) * (size_t)a->ndim);
+}
+
+/* An uninitialised object of the configured ndarray class (tp_alloc: zeroed, no __init__). */
+static hkp_array *alloc_array(void)
+{
+    PyTypeObject *type = hkp.ndarray ? hkp.ndarray : &hkp_array_type;
+    return (hkp_array *)type->tp_alloc(type, 0);
+}
+
+static void set_layout(hkp_array *a, int ndim, const int64_t *shape, const int64_t *strides, int dtype)
+{
+    a->ndim = ndim;
+    a->dtype = dtype;
+    size_t item = 0;
+    (void)hk_dtype_size((hk_dtype)dtype, &item);
+    a->itemsize = (int)item;
+    int64_t size = 1;
+    for (int k = 0; k < ndim; k++) {
+        a->shape[k] = shape[k];
+        a->strides[k] = strides[k];
+        size *= shape[k];
+    }
+    a->size = size;
+    a->contiguous = hkp_is_c_contiguous(ndim, shape, strides);
+    Py_XSETREF(a->np_dtype, Py_NewRef(hkp.np_dtypes[dtype]));
+}
+
+PyObject *hkp_new_array(int ndim, const int64_t *shape, int dtype, int device)
+{
+    int64_t strides[HK_MAX_DIMS], step = 1;
+    for (int k = ndim - 1; k >= 0; k--) {
+        strides[k] = step;
+        step *= shape[k] > 1 ? shape[k] : 1; /* a 0-length dimension counts as 1, as NumPy's */
+    }
+    hkp_array *a = alloc_array();
+    if (!a)
+        return NULL;
+    set_layout(a, ndim, shape, strides, dtype);
+    a->device = device;
+    void *ptr = NULL;
+    if (hk_malloc(&ptr, (size_t)a->size * (size_t)a->itemsize) != HK_SUCCESS) {
+        Py_DECREF(a);
+        return NULL; /* no Python error: the caller's Python path allocates again and raises the pool's error */
+    }
+    a->data = ptr;
+    a->own = 1;
+    return (PyObject *)a;
+}
+
+/* A view of `a`'s memory: `offset` elements from a's owner's first element. */
+static PyObject *make_view(hkp_array *a, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset)
+{
+    hkp_array *v = alloc_array();
+    if (!v)
+        return NULL;
+    set_layout(v, ndim, shape, strides, a->dtype);
+    v->device = a->device;
+    v->offset = offset;
+    PyObject *owner = a->base ? a->base : (PyObject *)a;
+    v->base = Py_NewRef(owner);
+    char *start = ((hkp_array *)owner)->data;
+    v->data = start ? start + offset * a->itemsize : NULL;
+    return (PyObject *)v;
+}
+
+static int array_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    hkp_array *a = (hkp_array *)self;
+    Py_VISIT(a->base);
+    Py_VISIT(a->cdata);
+    return 0; /* a Python subclass's own traverse visits its type and __dict__ */
+}
+
+static int array_clear(PyObject *self)
+{
+    hkp_array *a = (hkp_array *)self;
+    Py_CLEAR(a->base);
+    Py_CLEAR(a->cdata);
+    Py_CLEAR(a->np_dtype);
+    Py_CLEAR(a->shape_tuple);
+    Py_CLEAR(a->strides_tuple);
+    return 0;
+}
+
+static void array_dealloc(PyObject *self)
+{
+    hkp_array *a = (hkp_array *)self;
+    PyObject_GC_UnTrack(self);
+    if (a->own && a->data && !hkp.exiting)
+        (void)hk_free(a->data); /* never raises: a failed free has nobody to report to */
+    a->data = NULL;
+    array_clear(self);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free(self);
+}
+
+/* ---------------------------------------------------------------- attributes */
+
+static PyObject *tuple_of(int n, const int64_t *values, int64_t scale)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int k = 0; t && k < n; k++) {
+        PyObject *v = PyLong_FromLongLong(values[k] * scale);
+        if (!v) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, k, v);
+    }
+    return t;
+}
+
+/* A tuple of the view's n values, made on first use and kept in *slot (the metadata never changes). */
+static PyObject *cached_tuple(PyObject **slot, int n, const int64_t *values)
+{
+    if (!*slot)
+        *slot = tuple_of(n, values, 1);
+    return Py_XNewRef(*slot);
+}
+
+static PyObject *get_shape(PyObject *self, void *closure)
+{
+    (void)closure;
+    hkp_array *a = (hkp_array *)self;
+    return cached_tuple(&a->shape_tuple, a->ndim, a->shape);
+}
+
+static PyObject *get_el_strides(PyObject *self, void *closure)
+{
+    (void)closure;
+    hkp_array *a = (hkp_array *)self;
+    return cached_tuple(&a->strides_tuple, a->ndim, a->strides);
+}
+
+static PyObject *get_strides(PyObject *self, void *closure)
+{
+    (void)closure;
+    hkp_array *a = (hkp_array *)self;
+    return tuple_of(a->ndim, a->strides, a->itemsize);
+}
+
+static PyObject *get_dtype(PyObject *self, void *closure)
+{
+    (void)closure;
+    hkp_array *a = (hkp_array *)self;
+    if (!a->np_dtype) {
+        PyErr_SetString(PyExc_AttributeError, "hipkit.ndarray: this array was never set up");
+        return NULL;
+    }
+    return Py_NewRef(a->np_dtype);
+}
+
+static PyObject *get_base(PyObject *self, void *closure)
+{
+    (void)closure;
+    hkp_array *a = (hkp_array *)self;
+    return Py_NewRef(a->base ? a->base : Py_None);
+}
+
+static PyObject *get_data(PyObject *self, void *closure)
+{
+    (void)closure;
+    hkp_array *a = (hkp_array *)self;
+    if (!a->cdata) {
+        if (!hkp.make_pointer) {
+            PyErr_SetString(PyExc_RuntimeError, "hipkit._native is not configured");
+            return NULL;
+        }
+        PyObject *address = PyLong_FromVoidPtr(a->data);
+        if (!address)
+            return NULL;
+        a->cdata = PyObject_CallOneArg(hkp.make_pointer, address);
+        Py_DECREF(address);
+    }
+    return Py_XNewRef(a->cdata);
+}
+
+static PyObject *get_address(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)((hkp_array *)self)->data);
+}
+
+#define INT_GETTER(name, expression)                                                                                  \
+    static PyObject *name(PyObject *self, void *closure)                                                               \
+    {                                                                                                                  \
+        (void)closure;                                                                                                 \
+        const hkp_array *a = (const hkp_array *)self;                                                                 \
+        return PyLong_FromLongLong((long long)(expression));                                                          \
+    }
+INT_GETTER(get_size, a->size)
+INT_GETTER(get_nbytes, a->size * a->itemsize)
+INT_GETTER(get_ndim, a->ndim)
+INT_GETTER(get_itemsize, a->itemsize)
+INT_GETTER(get_hk_dtype, a->dtype)
+INT_GETTER(get_offset, a->offset)
+INT_GETTER(get_device_number, a->device)
+#undef INT_GETTER
+
+static PyObject *get_contiguous(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(((hkp_array *)self)->contiguous);
+}
+
+static PyObject *get_own(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(((hkp_array *)self)->own);
+}
+
+/* The transpose (all axes reversed): a view. */
+static PyObject *get_transpose(PyObject *self, void *closure)
+{
+    (void)closure;
+    hkp_array *a = (hkp_array *)self;
+    int64_t shape[HK_MAX_DIMS], strides[HK_MAX_DIMS];
+    for (int k = 0; k < a->ndim; k++) {
+        shape[k] = a->shape[a->ndim - 1 - k];
+        strides[k] = a->strides[a->ndim - 1 - k];
+    }
+    return make_view(a, a->ndim, shape, strides, a->offset);
+}
+
+static PyGetSetDef array_getset[] = {
+    {"shape", get_shape, NULL, "the dimensions, a tuple of ints", NULL},
+    {"dtype", get_dtype, NULL, "the numpy.dtype of the elements", NULL},
+    {"size", get_size, NULL, "the number of elements", NULL},
+    {"nbytes", get_nbytes, NULL, "size * itemsize", NULL},
+    {"ndim", get_ndim, NULL, "the number of dimensions", NULL},
+    {"itemsize", get_itemsize, NULL, "bytes per element", NULL},
+    {"strides", get_strides, NULL, "bytes to step in each dimension, as NumPy's", NULL},
+    {"base", get_base, NULL, "the array owning the memory of a view; None for an owner", NULL},
+    {"ptr", get_address, NULL, "device address of the first element", NULL},
+    {"T", get_transpose, NULL, "the transpose (axes reversed), a view", NULL},
+    {"_hk_address", get_address, NULL, "the address of the first element, an int", NULL},
+    {"_data", get_data, NULL, "the address of the first element as a cffi void *", NULL},
+    {"_hk_dtype", get_hk_dtype, NULL, "the hk_dtype code", NULL},
+    {"_el_strides", get_el_strides, NULL, "strides in elements", NULL},
+    {"_contiguous", get_contiguous, NULL, "C-contiguous (NumPy's rule)", NULL},
+    {"_offset", get_offset, NULL, "elements from the owner's first element", NULL},
+    {"_device", get_device_number, NULL, "the device number", NULL},
+    {"_base", get_base, NULL, "the owner of a view's memory, or None", NULL},
+    {"_own", get_own, NULL, "whether this array frees its memory", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---------------------------------------------------------------- set-up from Python */
+
+static int parse_dims(PyObject *tuple, int64_t *out, int *ndim, const char *what)
+{
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) > HK_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError, "hipkit._native: %s must be a tuple of at most %d ints", what, HK_MAX_DIMS);
+        return 0;
+    }
+    *ndim = (int)PyTuple_GET_SIZE(tuple);
+    for (int k = 0; k < *ndim; k++) {
+        out[k] = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, k));
+        if (out[k] == -1 && PyErr_Occurred())
+            return 0;
+    }
+    return 1;
+}
+
+/* _setup(address, offset, shape, el_strides, hk_dtype, device, base, own): what Python-made arrays
+ * (new ones, views worked out in Python, other libraries' memory) are. Once per array. */
+static PyObject *array_setup(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    hkp_array *a = (hkp_array *)self;
+    if (argc != 8) {
+        PyErr_SetString(PyExc_TypeError, "_setup(address, offset, shape, el_strides, hk_dtype, device, base, own)");
+        return NULL;
+    }
+    if (a->np_dtype) {
+        PyErr_SetString(PyExc_RuntimeError, "hipkit.ndarray: an array is set up once");
+        return NULL;
+    }
+    int64_t shape[HK_MAX_DIMS], strides[HK_MAX_DIMS];
+    int ndim = 0, stride_dims = 0;
+    void *address = PyLong_AsVoidPtr(argv[0]);
+    long long offset = PyLong_AsLongLong(argv[1]);
+    long dtype = PyLong_AsLong(argv[4]), device = PyLong_AsLong(argv[5]);
+    if (PyErr_Occurred() || !parse_dims(argv[2], shape, &ndim, "shape") ||
+        !parse_dims(argv[3], strides, &stride_dims, "el_strides"))
+        return NULL;
+    if (stride_dims != ndim || dtype < 0 || dtype >= HKP_DTYPES || !hkp.np_dtypes[dtype]) {
+        PyErr_SetString(PyExc_ValueError, "hipkit._native: _setup got inconsistent shape, strides or dtype");
+        return NULL;
+    }
+    set_layout(a, ndim, shape, strides, (int)dtype);
+    a->data = address;
+    a->offset = offset;
+    a->device = (int)device;
+    if (argv[6] != Py_None)
+        a->base = Py_NewRef(argv[6]);
+    a->own = PyObject_IsTrue(argv[7]) == 1;
+    Py_RETURN_NONE;
+}
+
+/* _view(shape, el_strides, offset): a view of this array's memory, `offset` elements from its owner's
+ * first element (the shape and strides worked out by the caller: reshape, transpose, ...). */
+static PyObject *array_view(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    if (argc != 3) {
+        PyErr_SetString(PyExc_TypeError, "_view(shape, el_strides, offset)");
+        return NULL;
+    }
+    int64_t shape[HK_MAX_DIMS], strides[HK_MAX_DIMS];
+    int ndim = 0, stride_dims = 0;
+    if (!parse_dims(argv[0], shape, &ndim, "shape") || !parse_dims(argv[1], strides, &stride_dims, "el_strides"))
+        return NULL;
+    long long offset = PyLong_AsLongLong(argv[2]);
+    if (offset == -1 && PyErr_Occurred())
+        return NULL;
+    if (stride_dims != ndim) {
+        PyErr_SetString(PyExc_ValueError, "hipkit._native: _view got a shape and strides of different lengths");
+        return NULL;
+    }
+    return make_view((hkp_array *)self, ndim, shape, strides, offset);
+}
+
+static PyMethodDef array_methods[] = {
+    {"_setup", (PyCFunction)(void (*)(void))array_setup, METH_FASTCALL, "Set up a new array (once)."},
+    {"_view", (PyCFunction)(void (*)(void))array_view, METH_FASTCALL, "A view of this array's memory."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---------------------------------------------------------------- basic indexing in C */
+
+/* view[key] for keys of ints, slices, `...` and None (tuples of them); NULL without an error when the
+ * key is anything else or an error is due (the Python path raises NumPy's error, in NumPy's order). */
+static PyObject *basic_index(hkp_array *a, PyObject *key)
+{
+    PyObject *single[1] = {key};
+    PyObject *const *items = single;
+    Py_ssize_t count = 1;
+    if (PyTuple_CheckExact(key)) {
+        items = &PyTuple_GET_ITEM(key, 0);
+        count = PyTuple_GET_SIZE(key);
+    }
+    int used = 0, ellipsis = -1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = items[i];
+        if (PyLong_CheckExact(item) || PySlice_Check(item))
+            used++;
+        else if (item == Py_Ellipsis) {
+            if (ellipsis >= 0)
+                return NULL;
+            ellipsis = (int)i;
+        } else if (item != Py_None)
+            return NULL; /* bools, arrays, lists, NumPy integers, bad types: Python */
+    }
+    if (used > a->ndim)
+        return NULL;
+    int64_t shape[HK_MAX_DIMS], strides[HK_MAX_DIMS], offset = a->offset;
+    int dim = 0, out = 0;
+    for (Py_ssize_t i = 0; i <= count; i++) {
+        PyObject *item = i < count ? items[i] : NULL;
+        if (item == NULL && ellipsis >= 0)
+            break;
+        if (item == NULL || item == Py_Ellipsis) { /* the trailing dimensions, kept whole */
+            int fill = a->ndim - used;
+            if (out + fill > HK_MAX_DIMS)
+                return NULL;
+            for (int k = 0; k < fill; k++, dim++, out++) {
+                shape[out] = a->shape[dim];
+                strides[out] = a->strides[dim];
+            }
+        } else if (item == Py_None) {
+            if (out >= HK_MAX_DIMS)
+                return NULL;
+            shape[out] = 1;
+            strides[out++] = 0; /* NumPy gives inserted axes stride 0 */
+        } else if (PyLong_CheckExact(item)) {
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
+            const int64_t n = a->shape[dim];
+            if (overflow || v < -n || v >= n)
+                return NULL;
+            offset += (v < 0 ? v + n : v) * a->strides[dim++];
+        } else {
+            Py_ssize_t start, stop, step;
+            if (PySlice_Unpack(item, &start, &stop, &step) < 0) {
+                PyErr_Clear();
+                return NULL;
+            }
+            Py_ssize_t length = PySlice_AdjustIndices((Py_ssize_t)a->shape[dim], &start, &stop, step);
+            if (out >= HK_MAX_DIMS)
+                return NULL;
+            if (length == 0)
+                start = 0, step = 1; /* NumPy: an empty slice points at the start, stride unchanged */
+            offset += start * a->strides[dim];
+            shape[out] = length;
+            strides[out++] = a->strides[dim++] * step;
+        }
+    }
+    return make_view(a, out, shape, strides, offset);
+}
+
+static PyObject *n_getitem_slow;
+
+static PyObject *array_subscript(PyObject *self, PyObject *key)
+{
+    if (self->ob_type == hkp.ndarray) {
+        PyObject *view = basic_index((hkp_array *)self, key);
+        if (view || PyErr_Occurred())
+            return view;
+    }
+    return PyObject_CallMethodOneArg(self, n_getitem_slow, key);
+}
+
+static PyMappingMethods array_mapping = {.mp_subscript = array_subscript};
+
+PyTypeObject hkp_array_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._native.ArrayBase",
+    .tp_basicsize = sizeof(hkp_array),
+    .tp_dealloc = array_dealloc,
+    .tp_as_mapping = &array_mapping,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "hipkit.ndarray's data in C: address, dtype, shape, strides, device, owner (see array.c).",
+    .tp_traverse = array_traverse,
+    .tp_clear = array_clear,
+    .tp_methods = array_methods,
+    .tp_getset = array_getset,
+    .tp_new = PyType_GenericNew,
+};
+
+/* is_c_contiguous(shape, el_strides) -> bool: NumPy's C_CONTIGUOUS rule (the one the arrays use). */
+static PyObject *is_c_contiguous(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)module;
+    int64_t shape[HK_MAX_DIMS], strides[HK_MAX_DIMS];
+    int ndim = 0, stride_dims = 0;
+    if (argc != 2) {
+        PyErr_SetString(PyExc_TypeError, "is_c_contiguous(shape, el_strides)");
+        return NULL;
+    }
+    if (!parse_dims(argv[0], shape, &ndim, "shape") || !parse_dims(argv[1], strides, &stride_dims, "el_strides"))
+        return NULL;
+    if (ndim != stride_dims) {
+        PyErr_SetString(PyExc_ValueError, "is_c_contiguous: shape and strides differ in length");
+        return NULL;
+    }
+    return PyBool_FromLong(hkp_is_c_contiguous(ndim, shape, strides));
+}
+
+PyMethodDef hkp_array_methods_module[] = {
+    {"is_c_contiguous", (PyCFunction)(void (*)(void))is_c_contiguous, METH_FASTCALL,
+     "NumPy's C_CONTIGUOUS rule over element strides."},
+    {NULL, NULL, 0, NULL},
+};
+
+int hkp_array_ready(PyObject *module)
+{
+    n_getitem_slow = PyUnicode_InternFromString("_getitem_slow");
+    if (!n_getitem_slow || PyType_Ready(&hkp_array_type) < 0)
+        return -1;
+    return PyModule_AddObjectRef(module, "ArrayBase", (PyObject *)&hkp_array_type);
+}

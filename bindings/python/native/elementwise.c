@@ -1,0 +1,406 @@
+/* elementwise.c: the op table's elementwise functions and ndarray's operators in C.
+ *
+ * ufunc(op, arity, mode, loop, result, fallback) makes the callable behind hipkit.add & co. (mode 0:
+ * (x1, x2, out=None, stream=None)), ndarray's operators (mode 1: (self, other)), in-place operators
+ * (mode 2: self is out) and reflected operators (mode 3: other op self). `loop` and `result` are the
+ * op's row of the dtype rules as Python works them out from the op table (ops._loop_dtypes): for the
+ * promoted dtype T, the dtype the kernel computes in and the result's (bytes of hk_dtype codes, -1
+ * where NumPy refuses); the promotion itself is configure()'s table (NumPy 2, NEP 50).
+ *
+ * What C does completely: operands that are hipkit arrays (any view: strides, offsets, broadcasting)
+ * and Python bool/int/float scalars (weak: they take the arrays' dtype), an array cast to the loop
+ * dtype through a temporary (default stream), a new output or an `out=` of the result's shape and
+ * dtype (the same view as an input, or apart from every input), on the current device. Everything
+ * else (NumPy scalars, host data, other devices, float16 scalars, integers out of the dtype's range,
+ * casting into out, errors of any kind) goes to `fallback` with the same arguments: the Python path,
+ * which handles every case or raises the right error. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "native.h"
+
+enum { SCALAR_BOOL = 0, SCALAR_INT = 1, SCALAR_FLOAT = 2, NOT_SCALAR = 3 };
+
+typedef struct {
+    PyObject_HEAD vectorcallfunc vectorcall;
+    int op, arity, mode;
+    signed char loop[HKP_DTYPES], result[HKP_DTYPES];
+    PyObject *fallback;
+    PyObject *dict; /* __name__, __doc__, __wrapped__ ... (functools.update_wrapper) */
+} Ufunc;
+
+static PyObject *n_out, *n_stream;
+static unsigned long long handed_on; /* calls handed to the Python path (fallback_count(): tests) */
+
+static int scalar_kind(PyObject *x)
+{
+    if (x == Py_True || x == Py_False)
+        return SCALAR_BOOL;
+    if (PyLong_CheckExact(x))
+        return SCALAR_INT;
+    if (PyFloat_CheckExact(x))
+        return SCALAR_FLOAT;
+    return NOT_SCALAR;
+}
+
+/* The Python scalar x as one element of `dtype` in `slot`; 0 when C does not convert it (the Python
+ * path does, or raises OverflowError as NumPy 2 does). */
+static int scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot)
+{
+    if (dtype == HK_FLOAT32 || dtype == HK_FLOAT64) {
+        double v = kind == SCALAR_FLOAT ? PyFloat_AS_DOUBLE(x) : kind == SCALAR_BOOL ? (x == Py_True) : PyLong_AsDouble(x);
+        if (v == -1.0 && PyErr_Occurred())
+            return 0;
+        if (dtype == HK_FLOAT64) {
+            memcpy(slot, &v, 8);
+            return 1;
+        }
+        if (isfinite(v) && fabs(v) > FLT_MAX)
+            return 0;
+        float f = (float)v;
+        memcpy(slot, &f, 4);
+        return 1;
+    }
+    if (kind == SCALAR_FLOAT || dtype == HK_FLOAT16)
+        return 0;
+    if (dtype == HK_BOOL) {
+        if (kind != SCALAR_BOOL)
+            return 0;
+        slot[0] = x == Py_True;
+        return 1;
+    }
+    long long v = 0;
+    unsigned long long u = 0;
+    if (kind == SCALAR_BOOL) {
+        v = x == Py_True;
+    } else {
+        int overflow = 0;
+        v = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow > 0 && dtype == HK_UINT64) {
+            u = PyLong_AsUnsignedLongLong(x);
+            if (PyErr_Occurred())
+                return 0;
+            memcpy(slot, &u, 8);
+            return 1;
+        }
+        if (overflow || (v == -1 && PyErr_Occurred()))
+            return 0;
+    }
+    long long lo = 0, hi = 0;
+    switch (dtype) {
+    case HK_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
+    case HK_UINT8: lo = 0, hi = UINT8_MAX; break;
+    case HK_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
+    case HK_UINT32: lo = 0, hi = UINT32_MAX; break;
+    case HK_INT64: lo = INT64_MIN, hi = INT64_MAX; break;
+    case HK_UINT64: lo = 0, hi = INT64_MAX; break;
+    default: return 0;
+    }
+    if (v < lo || v > hi)
+        return 0;
+    u = (unsigned long long)v;
+    size_t size = 0;
+    (void)hk_dtype_size((hk_dtype)dtype, &size);
+    for (size_t i = 0; i < size; i++) /* little-endian, as every host hipkit runs on */
+        slot[i] = (unsigned char)(u >> (8 * i));
+    return 1;
+}
+
+/* b, broadcast to out's shape, is the very view out (in-place ops). */
+static int same_view(const hkp_array *out, const hkp_array *b)
+{
+    if (out->data != b->data || out->dtype != b->dtype || out->ndim != b->ndim)
+        return 0;
+    for (int k = 0; k < out->ndim; k++)
+        if (out->shape[k] != b->shape[k] || (out->strides[k] != b->strides[k] && out->shape[k] != 1))
+            return 0;
+    return 1;
+}
+
+static int overlap(const hkp_array *x, const hkp_array *y)
+{
+    uintptr_t a0, a1, b0, b1;
+    hkp_extent(x, &a0, &a1);
+    hkp_extent(y, &b0, &b1);
+    return a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1;
+}
+
+/* The common case done, or NULL without an error when C hands the call to the Python path. */
+static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_object, PyObject *stream_object)
+{
+    int kinds[3], t = -1, arrays = 0, device = 0;
+    PyObject *temps[3] = {NULL, NULL, NULL}, *result = NULL;
+    for (int i = 0; i < n; i++) {
+        if (hkp_is_array(in[i])) {
+            const hkp_array *a = (const hkp_array *)in[i];
+            if (!a->np_dtype)
+                return NULL;
+            kinds[i] = NOT_SCALAR;
+            t = t < 0 ? a->dtype : hkp.promote[t][a->dtype];
+            arrays++;
+        } else if ((kinds[i] = scalar_kind(in[i])) == NOT_SCALAR) {
+            return NULL;
+        }
+    }
+    if (!arrays || t < 0)
+        return NULL;
+    for (int i = 0; i < n && t >= 0; i++)
+        if (kinds[i] != NOT_SCALAR)
+            t = hkp.weak[t][kinds[i]];
+    if (t < 0 || f->loop[t] < 0 || f->result[t] < 0)
+        return NULL;
+    const int loop = f->loop[t], result_dtype = f->result[t];
+    if (hk_device_get(&device) != HK_SUCCESS)
+        return NULL;
+    int stream_ok = 0;
+    hk_stream stream = (hk_stream)hkp_stream_handle(stream_object, &stream_ok);
+    if (!stream_ok)
+        return NULL;
+
+    /* The broadcast shape (NumPy's rules), right-aligned. */
+    int ndim = 0;
+    int64_t shape[HK_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        if (kinds[i] == NOT_SCALAR && ((hkp_array *)in[i])->ndim > ndim)
+            ndim = ((hkp_array *)in[i])->ndim;
+    for (int k = 0; k < ndim; k++)
+        shape[k] = 1;
+    for (int i = 0; i < n; i++) {
+        if (kinds[i] != NOT_SCALAR)
+            continue;
+        const hkp_array *a = (const hkp_array *)in[i];
+        if (a->device != device)
+            return NULL;
+        for (int k = 0; k < a->ndim; k++) {
+            int64_t *s = &shape[ndim - a->ndim + k];
+            const int64_t m = a->shape[k];
+            if (*s == 1)
+                *s = m;
+            else if (m != 1 && m != *s)
+                return NULL; /* the Python path raises NumPy's ValueError */
+        }
+    }
+
+    const hkp_array *out = NULL;
+    if (out_object) {
+        if (!hkp_is_array(out_object))
+            return NULL;
+        out = (const hkp_array *)out_object;
+        if (!out->np_dtype || out->dtype != result_dtype || out->device != device || out->ndim != ndim ||
+            memcmp(out->shape, shape, sizeof(int64_t) * (size_t)ndim) != 0)
+            return NULL;
+        for (int i = 0; i < n; i++) {
+            const hkp_array *a = (const hkp_array *)in[i];
+            if (kinds[i] == NOT_SCALAR && a->dtype == loop && overlap(out, a) && !same_view(out, a))
+                return NULL; /* the Python path computes into a temporary */
+        }
+    }
+
+    hk_array descs[3], target;
+    _Alignas(8) unsigned char values[3][8];
+    for (int i = 0; i < n; i++) {
+        if (kinds[i] != NOT_SCALAR) {
+            if (!scalar_value(in[i], kinds[i], loop, values[i])) {
+                PyErr_Clear();
+                goto not_here;
+            }
+            descs[i].data = values[i];
+            descs[i].dtype = (hk_dtype)loop;
+            descs[i].ndim = HK_HOST_SCALAR;
+            continue;
+        }
+        const hkp_array *a = (const hkp_array *)in[i];
+        if (a->dtype == loop) {
+            hkp_describe(a, &descs[i]);
+            continue;
+        }
+        /* Cast through a temporary, freed (back to the default stream's pool) after the launch: only on
+         * the default stream, where that order is the pool's. */
+        if (stream)
+            goto not_here;
+        if (!(temps[i] = hkp_new_array(a->ndim, a->shape, loop, device)))
+            goto not_here;
+        hk_array src;
+        hkp_describe(a, &src);
+        hkp_describe((const hkp_array *)temps[i], &descs[i]);
+        if (hk_copy_array(&src, &descs[i], NULL) != HK_SUCCESS)
+            goto not_here;
+    }
+    if (out) {
+        result = Py_NewRef(out_object);
+    } else if (!(result = hkp_new_array(ndim, shape, result_dtype, device))) {
+        goto not_here;
+    }
+    hkp_describe((const hkp_array *)result, &target);
+    if (((const hkp_array *)result)->size &&
+        hk_elementwise((hk_op)f->op, descs, n, &target, stream) != HK_SUCCESS) {
+        Py_CLEAR(result); /* the Python path repeats it and raises the library's error */
+        goto not_here;
+    }
+    for (int i = 0; i < n; i++)
+        Py_XDECREF(temps[i]);
+    return result;
+not_here:
+    for (int i = 0; i < n; i++)
+        Py_XDECREF(temps[i]);
+    PyErr_Clear();
+    return NULL;
+}
+
+static PyObject *ufunc_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Ufunc *f = (Ufunc *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *out = NULL, *stream = Py_None;
+    int ok = 1;
+    if (f->mode == 0) {
+        ok = nargs == f->arity;
+        for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+            PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+            if (name == n_out || PyUnicode_Compare(name, n_out) == 0)
+                out = value == Py_None ? NULL : value;
+            else if (name == n_stream || PyUnicode_Compare(name, n_stream) == 0)
+                stream = value;
+            else
+                ok = 0;
+        }
+        PyErr_Clear();
+    } else {
+        ok = nargs == 2 && !kwnames && f->arity == 2;
+    }
+    if (ok) {
+        PyObject *result;
+        if (f->mode == 3) {
+            PyObject *swapped[2] = {args[1], args[0]};
+            result = dispatch(f, swapped, 2, NULL, Py_None);
+        } else {
+            result = dispatch(f, args, f->arity, f->mode == 2 ? args[0] : out, stream);
+        }
+        if (result || PyErr_Occurred())
+            return result;
+    }
+    handed_on++;
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+/* fallback_count() -> how many calls C has handed to the Python path so far (for tests: a common call
+ * must not be one of them). */
+static PyObject *fallback_count(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyLong_FromUnsignedLongLong(handed_on);
+}
+
+static PyObject *ufunc_repr(PyObject *self)
+{
+    Ufunc *f = (Ufunc *)self;
+    PyObject *name = f->dict ? PyDict_GetItemString(f->dict, "__name__") : NULL;
+    if (name)
+        return PyUnicode_FromFormat("<hipkit function %S>", name);
+    return PyUnicode_FromString("<hipkit function>");
+}
+
+static PyObject *ufunc_get(PyObject *self, PyObject *instance, PyObject *owner)
+{
+    (void)owner;
+    if (!instance)
+        return Py_NewRef(self);
+    return PyMethod_New(self, instance);
+}
+
+static int ufunc_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Ufunc *f = (Ufunc *)self;
+    Py_VISIT(f->fallback);
+    Py_VISIT(f->dict);
+    return 0;
+}
+
+static int ufunc_clear(PyObject *self)
+{
+    Ufunc *f = (Ufunc *)self;
+    Py_CLEAR(f->fallback);
+    Py_CLEAR(f->dict);
+    return 0;
+}
+
+static void ufunc_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    ufunc_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyGetSetDef ufunc_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ufunc_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._native.Ufunc",
+    .tp_basicsize = sizeof(Ufunc),
+    .tp_dealloc = ufunc_dealloc,
+    .tp_vectorcall_offset = offsetof(Ufunc, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_repr = ufunc_repr,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "An elementwise op of the op table, its common cases in C (see elementwise.c).",
+    .tp_traverse = ufunc_traverse,
+    .tp_clear = ufunc_clear,
+    .tp_descr_get = ufunc_get,
+    .tp_dictoffset = offsetof(Ufunc, dict),
+    .tp_getset = ufunc_getset,
+};
+
+/* ufunc(op, arity, mode, loop, result, fallback) -> a Ufunc. */
+static PyObject *make_ufunc(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)module;
+    if (argc != 6 || !PyLong_CheckExact(argv[0]) || !PyLong_CheckExact(argv[1]) || !PyLong_CheckExact(argv[2]) ||
+        !PyCallable_Check(argv[5])) {
+        PyErr_SetString(PyExc_TypeError, "ufunc(op, arity, mode, loop, result, fallback)");
+        return NULL;
+    }
+    long arity = PyLong_AsLong(argv[1]), mode = PyLong_AsLong(argv[2]);
+    if (arity < 1 || arity > 2 || mode < 0 || mode > 3 || (mode > 0 && arity != 2)) {
+        PyErr_SetString(PyExc_ValueError, "ufunc: arity 1 or 2; mode 0 (function), or for arity 2 also 1 (operator), "
+                                          "2 (in place), 3 (reflected)");
+        return NULL;
+    }
+    Ufunc *f = PyObject_GC_New(Ufunc, &ufunc_type);
+    if (!f)
+        return NULL;
+    f->vectorcall = ufunc_call;
+    f->op = (int)PyLong_AsLong(argv[0]);
+    f->arity = (int)arity;
+    f->mode = (int)mode;
+    f->fallback = Py_NewRef(argv[5]);
+    f->dict = NULL;
+    PyObject_GC_Track((PyObject *)f);
+    if (!hkp_dtype_table(argv[3], f->loop, HKP_DTYPES) || !hkp_dtype_table(argv[4], f->result, HKP_DTYPES)) {
+        Py_DECREF(f);
+        PyErr_SetString(PyExc_ValueError, "ufunc: loop and result are bytes of 10 hk_dtype codes (-1: refused)");
+        return NULL;
+    }
+    return (PyObject *)f;
+}
+
+PyMethodDef hkp_elementwise_methods_module[] = {
+    {"ufunc", (PyCFunction)(void (*)(void))make_ufunc, METH_FASTCALL,
+     "ufunc(op, arity, mode, loop, result, fallback): an elementwise op with its common cases in C."},
+    {"fallback_count", fallback_count, METH_NOARGS, "Calls handed to the Python path so far (tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int hkp_elementwise_ready(PyObject *module)
+{
+    (void)module;
+    n_out = PyUnicode_InternFromString("out");
+    n_stream = PyUnicode_InternFromString("stream");
+    if (!n_out || !n_stream)
+        return -1;
+    return PyType_Ready(&ufunc_type);
+}

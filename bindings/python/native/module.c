@@ -1,0 +1,116 @@
+/* module.c: hipkit._native, the module: what Python hands C once (configure), streams, the
+ * current device, interpreter exit. The parts are listed in native.h. */
+#include <string.h>
+
+#include "native.h"
+
+int hkp_launch_ready(void);
+
+static PyObject *stream_name; /* "_hk_stream", interned: a hipkit.Stream's handle as an int */
+
+void *hkp_stream_handle(PyObject *stream, int *ok)
+{
+    *ok = 1;
+    if (stream == Py_None)
+        return NULL;
+    *ok = 0;
+    PyObject *attribute = PyObject_GetAttr(stream, stream_name);
+    if (!attribute) {
+        PyErr_Clear();
+        return NULL;
+    }
+    void *handle = NULL;
+    if (PyLong_CheckExact(attribute)) {
+        handle = PyLong_AsVoidPtr(attribute);
+        *ok = handle != NULL;
+    }
+    Py_DECREF(attribute);
+    return handle;
+}
+
+int hkp_dtype_table(PyObject *bytes, signed char *out, Py_ssize_t size)
+{
+    if (!PyBytes_CheckExact(bytes) || PyBytes_GET_SIZE(bytes) != size)
+        return 0;
+    memcpy(out, PyBytes_AS_STRING(bytes), (size_t)size);
+    for (Py_ssize_t i = 0; i < size; i++)
+        if (out[i] >= HKP_DTYPES)
+            return 0;
+    return 1;
+}
+
+/* configure(ndarray, np_dtypes, promote, weak, make_pointer): the ndarray class C makes (a subclass of
+ * ArrayBase), the ten numpy.dtypes by hk_dtype code, NumPy 2's promotion of two array dtypes (100 bytes,
+ * [a * 10 + b]), a Python bool/int/float's effect on an array's dtype (30 bytes, [d * 3 + kind]), and
+ * address -> cffi void *. The tables are hipkit._dtypes's rules, worked out once in Python. */
+static PyObject *configure(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)module;
+    if (argc != 5 || !PyType_Check(argv[0]) || !PyType_IsSubtype((PyTypeObject *)argv[0], &hkp_array_type) ||
+        !PyTuple_Check(argv[1]) || PyTuple_GET_SIZE(argv[1]) != HKP_DTYPES || !PyCallable_Check(argv[4])) {
+        PyErr_SetString(PyExc_TypeError, "configure(ndarray, np_dtypes, promote, weak, make_pointer)");
+        return NULL;
+    }
+    if (!hkp_dtype_table(argv[2], &hkp.promote[0][0], HKP_DTYPES * HKP_DTYPES) ||
+        !hkp_dtype_table(argv[3], &hkp.weak[0][0], HKP_DTYPES * 3)) {
+        PyErr_SetString(PyExc_ValueError, "configure: promote is 100 bytes, weak 30 bytes of hk_dtype codes");
+        return NULL;
+    }
+    Py_XSETREF(hkp.ndarray, (PyTypeObject *)Py_NewRef(argv[0]));
+    for (int d = 0; d < HKP_DTYPES; d++)
+        Py_XSETREF(hkp.np_dtypes[d], Py_NewRef(PyTuple_GET_ITEM(argv[1], d)));
+    Py_XSETREF(hkp.make_pointer, Py_NewRef(argv[4]));
+    Py_RETURN_NONE;
+}
+
+/* exiting(): from now on arrays leave their memory to the process exit. */
+static PyObject *set_exiting(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    hkp.exiting = 1;
+    Py_RETURN_NONE;
+}
+
+/* current_device() -> the calling thread's hipkit device (hk_device_get), without cffi's box and call
+ * (about 0.5 us on a slow host). */
+static PyObject *current_device(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    int device = 0;
+    (void)hk_device_get(&device); /* cannot fail with a non-NULL argument */
+    return PyLong_FromLong(device);
+}
+
+static PyMethodDef methods[] = {
+    {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
+     "configure(ndarray, np_dtypes, promote, weak, make_pointer): what C needs of Python, once."},
+    {"exiting", set_exiting, METH_NOARGS, "Interpreter exit: arrays' memory is left to the process exit."},
+    {"current_device", current_device, METH_NOARGS, "The calling thread's hipkit device (hk_device_get)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "hipkit._native",
+                                        "hipkit's Python binding in C (bindings/python/native/native.h)", -1,
+                                        methods, NULL, NULL, NULL, NULL};
+
+static int add_functions(PyObject *module, PyMethodDef *defs)
+{
+    return PyModule_AddFunctions(module, defs);
+}
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    stream_name = PyUnicode_InternFromString("_hk_stream");
+    if (!stream_name || hkp_launch_ready() < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&module_def);
+    if (!module)
+        return NULL;
+    if (hkp_array_ready(module) < 0 || hkp_elementwise_ready(module) < 0 ||
+        add_functions(module, hkp_array_methods_module) < 0 || add_functions(module, hkp_elementwise_methods_module) < 0 ||
+        add_functions(module, hkp_launch_methods_module) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
