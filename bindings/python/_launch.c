@@ -295,7 +295,7 @@ static PyObject *store_meta(PyObject *dict, long dtype, long device, int contigu
 
 /* The array's Meta worked out from its attributes (plain instance attributes,
  * read from the __dict__); _hk_address is made by getattr when absent (a
- * non-data descriptor, hipkit/kernel.py). Borrowed, or NULL. */
+ * non-data descriptor, hipkit/kernel/_args.py). Borrowed, or NULL. */
 static PyObject *make_meta(PyObject *x, PyObject *dict)
 {
     PyObject *contiguous = PyDict_GetItemWithError(dict, n_contiguous);
