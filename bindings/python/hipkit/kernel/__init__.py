@@ -1,0 +1,41 @@
+"""User kernels: HIP C++ written once, compiled at run time (hiprtc on AMD,
+NVRTC on NVIDIA), cached on disk, launched from Python at close to raw cost.
+
+    saxpy = hipkit.RawKernel(r'''
+    #include <hipkit_device.h>
+    extern "C" __global__ void saxpy(float a, const float *x, float *y, long long n)
+    {
+        for (long long i = hk_global_index(); i < n; i += hk_grid_stride())
+            y[i] = a * x[i] + y[i];
+    }''', "saxpy")
+    saxpy((n + 255) // 256, 256, (2.0, x, y, n))       # grid, block, args
+
+Arguments follow the parameter types the kernel declares (read from its
+`extern "C"` signature, or given as param_types=): a hipkit.ndarray passes its
+device address, Python and NumPy numbers are converted to the declared type and
+refused, before anything is launched, when they do not fit it (OverflowError)
+or are of the wrong kind (TypeError: a float for an integer parameter).
+
+The templates ElementwiseKernel and ReductionKernel generate such kernels from
+a line of C++, in the manner of CuPy's, with NumPy broadcasting over inputs.
+"""
+# One module a part, each importing only those above it in this list:
+#   _compile      compile(), Program, the disk cache, the default target
+#   _args         parameter types, the packed layout, the checked packing of arguments
+#   _launcher     the launch function generated per signature (native or struct.pack)
+#   _module       RawModule and RawKernel
+#   _template     what ElementwiseKernel and ReductionKernel share
+#   _elementwise  ElementwiseKernel
+#   _reduction    ReductionKernel
+from ._compile import Program, compile, default_target, get_cache_dir, rtc_version, set_cache_dir
+from ._args import _ARG, _Pointer, _arg_type, _layout, _pack_checked  # noqa: F401 (the tests use these)
+from ._launcher import _make_launcher  # noqa: F401
+from ._module import RawKernel, RawModule
+from ._elementwise import ElementwiseKernel
+from ._reduction import ReductionKernel
+
+# The public names keep the module they had before the split, hipkit.kernel (reprs, help()).
+for _public in (Program, compile, default_target, get_cache_dir, rtc_version, set_cache_dir, RawKernel, RawModule,
+                ElementwiseKernel, ReductionKernel):
+    _public.__module__ = __name__
+del _public
