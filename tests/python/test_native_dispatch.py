@@ -365,3 +365,59 @@ def test_both_launch_paths_give_the_same_results(api):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ok", "6"]
+
+
+# ---------------------------------------------------------------- reductions in C
+
+REDUCTIONS = ["sum", "prod", "mean", "min", "max", "any", "all", "argmin", "argmax"]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64"])
+def test_reductions_over_axes_are_done_in_c(rng, name, dtype):
+    if name == "mean" and dtype == "bool":
+        pytest.skip("NumPy's mean of bool is float64 of the count: covered by test_ops")
+    a = _random(rng, dtype, (4, 5, 6))
+    if name == "prod" and np.dtype(dtype).kind != "b":
+        a = (a % 3 + 1).astype(dtype)  # small factors: no overflow differences to discuss
+    x = hipkit.asarray(a)
+    one_axis = name in ("argmin", "argmax")
+    axes = [None, 0, 1, -1, 2] + ([] if one_axis else [(0, 2), (2, 0, 1), (-1, 0), ()])
+    for axis in axes:
+        for keepdims in (False, True):
+            want = np.asarray(getattr(np, name)(a, axis=axis, keepdims=keepdims))
+            with in_c():
+                got = getattr(hipkit, name)(x, axis=axis, keepdims=keepdims)
+                method = getattr(x, name)(axis, keepdims=keepdims)  # the method, axis positional
+                view = getattr(hipkit, name)(x[:, ::-2].T, axis=axis, keepdims=keepdims)  # a strided view
+            want_view = np.asarray(getattr(np, name)(a[:, ::-2].T, axis=axis, keepdims=keepdims))
+            for g, w in ((got, want), (method, want), (view, want_view)):
+                assert g.shape == w.shape and g.dtype == w.dtype, (name, dtype, axis, keepdims)
+                np.testing.assert_allclose(g.get(), w, rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_reductions_hand_the_rare_calls_to_python_and_give_the_same(rng):
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    x = hipkit.asarray(a)
+    with handed_on():
+        np.testing.assert_allclose(x.sum(dtype=np.float64).get(), a.sum(dtype=np.float64))  # a dtype
+    with handed_on():
+        out = hipkit.empty(4, np.float32)
+        assert hipkit.sum(x, axis=0, out=out) is out  # an out
+        np.testing.assert_allclose(out.get(), a.sum(axis=0), rtol=1e-6)
+    with handed_on():
+        with pytest.raises(ValueError, match="zero-size"):
+            hipkit.max(hipkit.empty((0, 3)), axis=0)
+    with handed_on():
+        with pytest.raises(np.exceptions.AxisError):
+            x.sum(axis=2)
+    with handed_on():
+        with pytest.raises(ValueError):
+            x.sum(axis=(0, 0))  # a repeated axis
+    with handed_on():
+        assert float(hipkit.sum(2.5)) == 2.5  # a Python scalar: a 0-d array first
+    with in_c():
+        s = hipkit.Stream()
+        np.testing.assert_allclose(x.sum(axis=1, stream=s).get(stream=s), a.sum(axis=1), rtol=1e-6)
+    with in_c():
+        assert hipkit.sum(hipkit.empty((0, 3))).get() == 0.0 and hipkit.prod(hipkit.empty(0)).get() == 1.0

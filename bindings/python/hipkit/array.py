@@ -489,18 +489,9 @@ class ndarray(_native.ArrayBase):
     def __hash__(self):
         raise TypeError("unhashable type: 'hipkit.ndarray'")
 
-    # ------------------------------------------------------------- methods over hipkit.ops
-    def _method(name):
-        def method(self, *args, **kwargs):
-            from . import ops
-            return getattr(ops, name)(self, *args, **kwargs)
-        method.__name__ = name
-        return method
-
-    for _name in ("sum", "prod", "min", "max", "argmin", "argmax", "mean", "var", "std", "any", "all",
-                  "cumsum", "cumprod", "argsort", "clip", "dot", "take", "put", "nonzero", "round"):
-        locals()[_name] = _method(_name)
-    del _name
+    # The methods over hipkit.ops (sum, max, cumsum, take, ...) and the operators (__add__, __neg__,
+    # __eq__, ...) are installed by hipkit.ops, which implements them: the same callables as the
+    # functions, so x.sum() takes the C path hipkit.sum(x) takes.
 
     @_on_data
     def sort(self, axis=-1, stream=None):
@@ -508,26 +499,6 @@ class ndarray(_native.ArrayBase):
         from . import ops
         ops._sort_into(self, axis, self, None, stream)
 
-    # The arithmetic and comparison operators (__add__, __eq__, ...) are
-    # installed by hipkit.ops, which implements them.
-
-    def __neg__(self):
-        from . import ops
-        return ops.negative(self)
-
-    def __pos__(self):
-        from . import ops
-        return ops.positive(self)
-
-    def __abs__(self):
-        from . import ops
-        return ops.absolute(self)
-
-    def __invert__(self):
-        from . import ops
-        return ops.invert(self)
-
-    del _method
 
 
 # ---------------------------------------------------------------- the C descriptor
@@ -902,8 +873,8 @@ def copy(a, *, device=None):
 def _configure_native():
     """Hands the C core what it needs of Python once: the class it makes, the ten dtypes, and NumPy 2's
     promotion (hipkit._dtypes.result_type, the one place that rule is written) as tables of hk_dtype codes."""
-    codes = [_HK_DTYPE[d] for d in _dtypes.SUPPORTED]
-    by_code = tuple(_NP_DTYPE[c] for c in range(len(codes)))
+    by_code = tuple(_dtypes.SUPPORTED)
+    assert [_HK_DTYPE[d] for d in by_code] == list(range(len(by_code)))  # the C tables index by hk_dtype code
     promote = bytes(_HK_DTYPE[_dtypes.result_type(a, b)] for a in by_code for b in by_code)
     weak = bytes(_HK_DTYPE[_dtypes.result_type(d, scalar)] for d in by_code for scalar in (True, 1, 1.0))
     _native.configure(ndarray, by_code, promote, weak, functools.partial(ffi.cast, "void *"))

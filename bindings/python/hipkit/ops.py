@@ -477,6 +477,22 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None):
     return _reduce("mean", a, axis, dtype, out, keepdims, stream=stream)
 
 
+def _fast_reduction(fn, signature):
+    """fn behind its C path (hipkit._native.reduction, bindings/python/native/reduce.c), which does the
+    common calls completely (an array of any layout, axis None / int / tuple, keepdims, a new output) and
+    hands everything else to fn. signature: 0 (a, axis, dtype, out, keepdims), 1 (a, axis, out, keepdims),
+    2 (argmin/argmax: one axis)."""
+    name = fn.__name__
+    result = bytes(_HK_DTYPE[_reduce_dtype(name, d)] for d in _dtypes.SUPPORTED)
+    return functools.update_wrapper(_native.reduction(_REDUCE_OPS[name], signature, result, fn), fn)
+
+
+sum, prod, mean = (_fast_reduction(f, 0) for f in (sum, prod, mean))
+min, max, any, all = (_fast_reduction(f, 1) for f in (min, max, any, all))
+argmin, argmax = (_fast_reduction(f, 2) for f in (argmin, argmax))
+amin, amax = min, max
+
+
 def _ddof(ddof, correction):
     """NumPy's ddof or the array API's correction (the same number; give one)."""
     if correction == 0:
@@ -846,3 +862,17 @@ def _install_operators():
 
 
 _install_operators()
+
+
+def _install_methods():
+    """ndarray's methods over these functions, bound straight to them (the C callables bind self as
+    their first argument), and its unary operators."""
+    g = globals()
+    for name in ("sum", "prod", "min", "max", "argmin", "argmax", "mean", "var", "std", "any", "all",
+                 "cumsum", "cumprod", "argsort", "clip", "dot", "take", "put", "nonzero", "round"):
+        setattr(ndarray, name, g[name])
+    for dunder, name in (("neg", "negative"), ("pos", "positive"), ("abs", "absolute"), ("invert", "invert")):
+        setattr(ndarray, f"__{dunder}__", g[name])
+
+
+_install_methods()

@@ -23,15 +23,12 @@
 enum { SCALAR_BOOL = 0, SCALAR_INT = 1, SCALAR_FLOAT = 2, NOT_SCALAR = 3 };
 
 typedef struct {
-    PyObject_HEAD vectorcallfunc vectorcall;
+    hkp_callable head;
     int op, arity, mode;
     signed char loop[HKP_DTYPES], result[HKP_DTYPES];
-    PyObject *fallback;
-    PyObject *dict; /* __name__, __doc__, __wrapped__ ... (functools.update_wrapper) */
 } Ufunc;
 
 static PyObject *n_out, *n_stream;
-static unsigned long long handed_on; /* calls handed to the Python path (fallback_count(): tests) */
 
 static int scalar_kind(PyObject *x)
 {
@@ -280,80 +277,11 @@ static PyObject *ufunc_call(PyObject *callable, PyObject *const *args, size_t na
         if (result || PyErr_Occurred())
             return result;
     }
-    handed_on++;
-    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    return hkp_hand_on(&f->head, args, nargsf, kwnames);
 }
 
-/* fallback_count() -> how many calls C has handed to the Python path so far (for tests: a common call
- * must not be one of them). */
-static PyObject *fallback_count(PyObject *module, PyObject *unused)
-{
-    (void)module, (void)unused;
-    return PyLong_FromUnsignedLongLong(handed_on);
-}
-
-static PyObject *ufunc_repr(PyObject *self)
-{
-    Ufunc *f = (Ufunc *)self;
-    PyObject *name = f->dict ? PyDict_GetItemString(f->dict, "__name__") : NULL;
-    if (name)
-        return PyUnicode_FromFormat("<hipkit function %S>", name);
-    return PyUnicode_FromString("<hipkit function>");
-}
-
-static PyObject *ufunc_get(PyObject *self, PyObject *instance, PyObject *owner)
-{
-    (void)owner;
-    if (!instance)
-        return Py_NewRef(self);
-    return PyMethod_New(self, instance);
-}
-
-static int ufunc_traverse(PyObject *self, visitproc visit, void *arg)
-{
-    Ufunc *f = (Ufunc *)self;
-    Py_VISIT(f->fallback);
-    Py_VISIT(f->dict);
-    return 0;
-}
-
-static int ufunc_clear(PyObject *self)
-{
-    Ufunc *f = (Ufunc *)self;
-    Py_CLEAR(f->fallback);
-    Py_CLEAR(f->dict);
-    return 0;
-}
-
-static void ufunc_dealloc(PyObject *self)
-{
-    PyObject_GC_UnTrack(self);
-    ufunc_clear(self);
-    Py_TYPE(self)->tp_free(self);
-}
-
-static PyGetSetDef ufunc_getset[] = {
-    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyTypeObject ufunc_type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._native.Ufunc",
-    .tp_basicsize = sizeof(Ufunc),
-    .tp_dealloc = ufunc_dealloc,
-    .tp_vectorcall_offset = offsetof(Ufunc, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_repr = ufunc_repr,
-    .tp_getattro = PyObject_GenericGetAttr,
-    .tp_setattro = PyObject_GenericSetAttr,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "An elementwise op of the op table, its common cases in C (see elementwise.c).",
-    .tp_traverse = ufunc_traverse,
-    .tp_clear = ufunc_clear,
-    .tp_descr_get = ufunc_get,
-    .tp_dictoffset = offsetof(Ufunc, dict),
-    .tp_getset = ufunc_getset,
-};
+HKP_CALLABLE_TYPE(ufunc_type, "hipkit._native.Ufunc", Ufunc,
+                  "An elementwise op of the op table, its common calls in C (see elementwise.c).");
 
 /* ufunc(op, arity, mode, loop, result, fallback) -> a Ufunc. */
 static PyObject *make_ufunc(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
@@ -373,12 +301,10 @@ static PyObject *make_ufunc(PyObject *module, PyObject *const *argv, Py_ssize_t 
     Ufunc *f = PyObject_GC_New(Ufunc, &ufunc_type);
     if (!f)
         return NULL;
-    f->vectorcall = ufunc_call;
+    hkp_callable_init(&f->head, ufunc_call, argv[5]);
     f->op = (int)PyLong_AsLong(argv[0]);
     f->arity = (int)arity;
     f->mode = (int)mode;
-    f->fallback = Py_NewRef(argv[5]);
-    f->dict = NULL;
     PyObject_GC_Track((PyObject *)f);
     if (!hkp_dtype_table(argv[3], f->loop, HKP_DTYPES) || !hkp_dtype_table(argv[4], f->result, HKP_DTYPES)) {
         Py_DECREF(f);
@@ -391,7 +317,6 @@ static PyObject *make_ufunc(PyObject *module, PyObject *const *argv, Py_ssize_t 
 PyMethodDef hkp_elementwise_methods_module[] = {
     {"ufunc", (PyCFunction)(void (*)(void))make_ufunc, METH_FASTCALL,
      "ufunc(op, arity, mode, loop, result, fallback): an elementwise op with its common cases in C."},
-    {"fallback_count", fallback_count, METH_NOARGS, "Calls handed to the Python path so far (tests)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -63,6 +63,75 @@ static PyObject *configure(PyObject *module, PyObject *const *argv, Py_ssize_t a
     Py_RETURN_NONE;
 }
 
+unsigned long long hkp_handed_on;
+
+PyObject *hkp_hand_on(hkp_callable *c, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    hkp_handed_on++;
+    return PyObject_Vectorcall(c->fallback, args, nargsf, kwnames);
+}
+
+void hkp_callable_init(hkp_callable *c, vectorcallfunc call, PyObject *fallback)
+{
+    c->vectorcall = call;
+    c->fallback = Py_NewRef(fallback);
+    c->dict = NULL;
+}
+
+PyObject *hkp_callable_repr(PyObject *self)
+{
+    hkp_callable *c = (hkp_callable *)self;
+    PyObject *name = c->dict ? PyDict_GetItemString(c->dict, "__name__") : NULL;
+    if (name)
+        return PyUnicode_FromFormat("<hipkit function %S>", name);
+    return PyUnicode_FromString("<hipkit function>");
+}
+
+/* Bound as a method (ndarray.sum, ndarray.__add__): self becomes the first argument. */
+PyObject *hkp_callable_get(PyObject *self, PyObject *instance, PyObject *owner)
+{
+    (void)owner;
+    if (!instance)
+        return Py_NewRef(self);
+    return PyMethod_New(self, instance);
+}
+
+int hkp_callable_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    hkp_callable *c = (hkp_callable *)self;
+    Py_VISIT(c->fallback);
+    Py_VISIT(c->dict);
+    return 0;
+}
+
+int hkp_callable_clear(PyObject *self)
+{
+    hkp_callable *c = (hkp_callable *)self;
+    Py_CLEAR(c->fallback);
+    Py_CLEAR(c->dict);
+    return 0;
+}
+
+void hkp_callable_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    hkp_callable_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+PyGetSetDef hkp_callable_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* fallback_count() -> how many calls C has handed to the Python path so far (for tests: a common call
+ * must not be one of them). */
+static PyObject *fallback_count(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyLong_FromUnsignedLongLong(hkp_handed_on);
+}
+
 /* exiting(): from now on arrays leave their memory to the process exit. */
 static PyObject *set_exiting(PyObject *module, PyObject *unused)
 {
@@ -85,6 +154,7 @@ static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "configure(ndarray, np_dtypes, promote, weak, make_pointer): what C needs of Python, once."},
     {"exiting", set_exiting, METH_NOARGS, "Interpreter exit: arrays' memory is left to the process exit."},
+    {"fallback_count", fallback_count, METH_NOARGS, "Calls handed to the Python path so far (tests)."},
     {"current_device", current_device, METH_NOARGS, "The calling thread's hipkit device (hk_device_get)."},
     {NULL, NULL, 0, NULL},
 };
@@ -106,9 +176,9 @@ PyMODINIT_FUNC PyInit__native(void)
     PyObject *module = PyModule_Create(&module_def);
     if (!module)
         return NULL;
-    if (hkp_array_ready(module) < 0 || hkp_elementwise_ready(module) < 0 ||
+    if (hkp_array_ready(module) < 0 || hkp_elementwise_ready(module) < 0 || hkp_reduce_ready() < 0 ||
         add_functions(module, hkp_array_methods_module) < 0 || add_functions(module, hkp_elementwise_methods_module) < 0 ||
-        add_functions(module, hkp_launch_methods_module) < 0) {
+        add_functions(module, hkp_reduce_methods_module) < 0 || add_functions(module, hkp_launch_methods_module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

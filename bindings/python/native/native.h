@@ -3,6 +3,7 @@
  *   array.c        hipkit.ndarray's base type: the array's metadata in C fields, views made in C
  *   elementwise.c  the op table's elementwise functions and operators: promotion, broadcasting,
  *                  output allocation and the launch, in C
+ *   reduce.c       the reductions (sum, prod, mean, min, max, any, all, argmin, argmax) over axes
  *   launch.c       RawKernel launches: arguments packed straight into hk_kernel_launch_packed's layout
  *   module.c       the module: configure() (what Python hands C once), streams, the current device
  *
@@ -66,6 +67,49 @@ int hkp_is_c_contiguous(int ndim, const int64_t *shape, const int64_t *strides);
 /* The first and one-past-last byte addresses a view touches (lo == hi: none). */
 void hkp_extent(const hkp_array *a, uintptr_t *lo, uintptr_t *hi);
 
+/* The head of every callable here that does the common calls of a Python function in C and hands the
+ * rest to that function (`fallback`, its __wrapped__). Its type's shared slots are hkp_callable_*. */
+typedef struct {
+    PyObject_HEAD vectorcallfunc vectorcall;
+    PyObject *fallback;
+    PyObject *dict; /* __name__, __doc__, __wrapped__ ... (functools.update_wrapper) */
+} hkp_callable;
+
+/* The calls handed to the Python path so far (fallback_count(): tests). */
+extern unsigned long long hkp_handed_on;
+
+/* The fallback called with the same arguments (and counted). */
+PyObject *hkp_hand_on(hkp_callable *c, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+/* Initialises a callable's head: its vectorcall and fallback (GC-tracked by the caller after). */
+void hkp_callable_init(hkp_callable *c, vectorcallfunc call, PyObject *fallback);
+
+/* A type of such callables: the slots they share (repr, method binding, GC, __dict__). */
+#define HKP_CALLABLE_TYPE(variable, type_name, object, doc)                                                           \
+    static PyTypeObject variable = {                                                                                  \
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = type_name,                                                           \
+        .tp_basicsize = sizeof(object),                                                                               \
+        .tp_dealloc = hkp_callable_dealloc,                                                                           \
+        .tp_vectorcall_offset = offsetof(hkp_callable, vectorcall),                                                   \
+        .tp_call = PyVectorcall_Call,                                                                                 \
+        .tp_repr = hkp_callable_repr,                                                                                 \
+        .tp_getattro = PyObject_GenericGetAttr,                                                                       \
+        .tp_setattro = PyObject_GenericSetAttr,                                                                       \
+        .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |                            \
+                    Py_TPFLAGS_METHOD_DESCRIPTOR,                                                                     \
+        .tp_doc = doc,                                                                                                \
+        .tp_traverse = hkp_callable_traverse,                                                                         \
+        .tp_clear = hkp_callable_clear,                                                                               \
+        .tp_descr_get = hkp_callable_get,                                                                             \
+        .tp_dictoffset = offsetof(hkp_callable, dict),                                                                \
+        .tp_getset = hkp_callable_getset,                                                                             \
+    }
+PyObject *hkp_callable_repr(PyObject *self);
+PyObject *hkp_callable_get(PyObject *self, PyObject *instance, PyObject *owner);
+int hkp_callable_traverse(PyObject *self, visitproc visit, void *arg);
+int hkp_callable_clear(PyObject *self);
+void hkp_callable_dealloc(PyObject *self);
+extern PyGetSetDef hkp_callable_getset[];
+
 /* `size` hk_dtype codes from a bytes object of that length into out (255: -1, refused); 0 if it is not one. */
 int hkp_dtype_table(PyObject *bytes, signed char *out, Py_ssize_t size);
 
@@ -75,8 +119,10 @@ void *hkp_stream_handle(PyObject *stream, int *ok);
 /* Module parts (each file's own functions and types). */
 int hkp_array_ready(PyObject *module);
 int hkp_elementwise_ready(PyObject *module);
+int hkp_reduce_ready(void);
 extern PyMethodDef hkp_array_methods_module[];
 extern PyMethodDef hkp_elementwise_methods_module[];
+extern PyMethodDef hkp_reduce_methods_module[];
 extern PyMethodDef hkp_launch_methods_module[];
 
 #endif
