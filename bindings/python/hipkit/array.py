@@ -48,15 +48,38 @@ def _dtype(dtype):
 
 
 def _shape(shape):
+    dims = _dims(shape)
+    _layout._check_ndim(len(dims))
+    return dims
+
+
+def _dims(shape):
+    """A shape (an int or a sequence of ints) as a tuple of non-negative ints, of any length (hipkit
+    arrays take up to 8: _shape checks; pinned host arrays are NumPy's, which take more)."""
     if hasattr(shape, "__index__") and not isinstance(shape, bool):
         shape = (shape,)
     try:
         dims = tuple(shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a sequence of ints, got {type(shape).__name__}") from None
-    dims = tuple(_size(d, "shape entry") for d in dims)
-    _layout._check_ndim(len(dims))
-    return dims
+    return tuple(_size(d, "shape entry") for d in dims)
+
+
+def _check_size(shape, dtype):
+    """ValueError when NumPy could not describe an array of `shape` and `dtype` either: every dimension must
+    fit intp (at most 2**63 - 1), and so must the product of the non-zero ones times the itemsize, even
+    when a zero dimension makes the array empty, by NumPy's rule (np.empty((0, 2**70)) raises, as does
+    np.empty((0, 2**62), np.float64)). Every new array (empty, zeros, full, the *_like functions, an op's
+    result) and every view is checked here: the C descriptor's int64 shape could not hold more."""
+    for n in shape:
+        if n > _MAX_BYTES:
+            raise ValueError(f"array is too big: dimension {n} of shape {shape} exceeds the largest a "
+                             f"dimension can be, 2**63 - 1 (NumPy's limit too, even for an empty array)")
+    nbytes = math.prod(n for n in shape if n) * dtype.itemsize
+    if nbytes > _MAX_BYTES:
+        counted = " counting its non-zero dimensions only (NumPy's rule for an empty array)" if 0 in shape else ""
+        raise ValueError(f"array is too big: {shape} of {dtype} is {nbytes} bytes{counted}, more than "
+                         f"2**63 - 1; use smaller dimensions or a smaller dtype")
 
 
 _several_devices = None
@@ -178,8 +201,8 @@ class ndarray:
 
     def _allocate(self, shape, dtype):
         size = math.prod(shape)
-        if size * dtype.itemsize > _MAX_BYTES:
-            raise ValueError(f"array is too big: {shape} of {dtype} is {size * dtype.itemsize} bytes")
+        if size * dtype.itemsize > _MAX_BYTES or not size:
+            _check_size(shape, dtype)
         self.shape, self.dtype, self.size, self.nbytes = shape, dtype, size, size * dtype.itemsize
         self._hk_dtype = _HK_DTYPE[dtype]
         strides = _STRIDES.get(shape)
@@ -216,6 +239,8 @@ class ndarray:
         view.shape, view.dtype, view._hk_dtype = shape, self.dtype, self._hk_dtype
         view.size = math.prod(shape)
         view.nbytes = view.size * self.dtype.itemsize
+        if view.nbytes > _MAX_BYTES or not view.size:  # broadcast_to and reshape can ask for too much
+            _check_size(shape, self.dtype)
         view._el_strides, view._offset, view._device = el_strides, offset, self._device
         view._contiguous = _layout.is_c_contiguous(shape, el_strides)
         view._base = self if self._base is None else self._base
