@@ -9,8 +9,8 @@ Python over NumPy; no cffi, no GPU.
 
 import numpy as np
 
-__all__ = ["SUPPORTED", "is_supported", "to_supported", "result_type",
-           "true_divide_type", "sum_accumulator_type"]
+__all__ = ["SUPPORTED", "is_supported", "to_supported", "result_type", "promote",
+           "check_python_ints", "true_divide_type", "sum_accumulator_type"]
 
 SUPPORTED = tuple(np.dtype(name) for name in (
     "bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"))
@@ -72,29 +72,49 @@ def result_type(*operands):
       2's operators do (np.result_type itself does not check). With only
       Python ints the result is int64, so an int outside int64 raises too
       (np.result_type would give object).
+
+    promote() then check_python_ints(): an op whose kernel takes another
+    dtype than the result's (int8 / 300 divides in float64) checks the ints
+    against that one instead.
     """
+    result = promote(*operands)
+    check_python_ints(result, operands)
+    return result
+
+
+def promote(*operands):
+    """result_type() without its check of the Python ints: the dtype they take."""
     if not operands:
         raise ValueError("at least one array or dtype is required")
     ops = [_operand(x) for x in operands]
-    pyints = [x for x in ops if type(x) is int]
     if all(type(x) in (bool, int, float) for x in ops):
         # np.result_type(2**64) is object; decide all-Python-scalar cases here.
-        kind = float if any(type(x) is float for x in ops) else int if pyints else bool
-        result = np.dtype({float: np.float64, int: np.int64, bool: np.bool_}[kind])
-    else:
-        result = to_supported(np.result_type(*ops))
-    if result.kind in "iu":
-        info = np.iinfo(result)
+        kind = float if any(type(x) is float for x in ops) else int if any(type(x) is int for x in ops) else bool
+        return np.dtype({float: np.float64, int: np.int64, bool: np.bool_}[kind])
+    return to_supported(np.result_type(*ops))
+
+
+def check_python_ints(dtype, operands):
+    """OverflowError when a Python int among `operands` does not convert to
+    `dtype`, the one it is given to the kernel in, as NumPy 2 refuses it: an
+    integer dtype must hold it ("Python integer 300 out of bounds for int8"),
+    a float dtype convert it through double ("int too large to convert to
+    float"). Bools, floats, arrays and NumPy scalars are not checked."""
+    pyints = [x for x in operands if type(x) is int]
+    if not pyints:
+        return
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
         for value in pyints:
             if not info.min <= value <= info.max:
-                raise OverflowError(f"Python integer {value} out of bounds for {result}")
-    elif result.kind == "f":
+                raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
+    elif dtype.kind == "f":
         for value in pyints:
             try:
                 float(value)  # NumPy converts via double: "int too large to convert to float"
             except OverflowError:
                 raise OverflowError("int too large to convert to float") from None
-    return result
 
 
 def true_divide_type(dtype):

@@ -45,15 +45,38 @@ def _dtype(dtype):
 
 
 def _shape(shape):
+    dims = _dims(shape)
+    _layout._check_ndim(len(dims))
+    return dims
+
+
+def _dims(shape):
+    """A shape (an int or a sequence of ints) as a tuple of non-negative ints, of any length (hipkit
+    arrays take up to 8: _shape checks; pinned host arrays are NumPy's, which take more)."""
     if hasattr(shape, "__index__") and not isinstance(shape, bool):
         shape = (shape,)
     try:
         dims = tuple(shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a sequence of ints, got {type(shape).__name__}") from None
-    dims = tuple(_size(d, "shape entry") for d in dims)
-    _layout._check_ndim(len(dims))
-    return dims
+    return tuple(_size(d, "shape entry") for d in dims)
+
+
+def _check_size(shape, dtype):
+    """ValueError when NumPy could not describe an array of `shape` and `dtype` either: every dimension must
+    fit intp (at most 2**63 - 1), and so must the product of the non-zero ones times the itemsize, even
+    when a zero dimension makes the array empty, by NumPy's rule (np.empty((0, 2**70)) raises, as does
+    np.empty((0, 2**62), np.float64)). Every new array (empty, zeros, full, the *_like functions, an op's
+    result) and every view is checked here: the C descriptor's int64 shape could not hold more."""
+    for n in shape:
+        if n > _MAX_BYTES:
+            raise ValueError(f"array is too big: dimension {n} of shape {shape} exceeds the largest a "
+                             f"dimension can be, 2**63 - 1 (NumPy's limit too, even for an empty array)")
+    nbytes = math.prod(n for n in shape if n) * dtype.itemsize
+    if nbytes > _MAX_BYTES:
+        counted = " counting its non-zero dimensions only (NumPy's rule for an empty array)" if 0 in shape else ""
+        raise ValueError(f"array is too big: {shape} of {dtype} is {nbytes} bytes{counted}, more than "
+                         f"2**63 - 1; use smaller dimensions or a smaller dtype")
 
 
 _several_devices = None
@@ -173,8 +196,8 @@ class ndarray(_native.ArrayBase):
 
     def _allocate(self, shape, dtype):
         size = math.prod(shape)
-        if size * dtype.itemsize > _MAX_BYTES:
-            raise ValueError(f"array is too big: {shape} of {dtype} is {size * dtype.itemsize} bytes")
+        if size * dtype.itemsize > _MAX_BYTES or not size:
+            _check_size(shape, dtype)
         strides = _STRIDES.get(shape)
         if strides is None:
             if len(_STRIDES) > 4096:
@@ -195,6 +218,12 @@ class ndarray(_native.ArrayBase):
 
     # _view(shape, el_strides, offset): ArrayBase's, a view of this array's memory, `offset` elements
     # from its owner's first element (self._offset is this view's own).
+
+    def _resized_view(self, shape, el_strides, offset):
+        """_view for a shape the caller asked for (reshape, broadcast_to), which can ask for too much."""
+        if math.prod(shape) * self.itemsize > _MAX_BYTES or 0 in shape:
+            _check_size(shape, self.dtype)
+        return self._view(shape, el_strides, offset)
 
     # ------------------------------------------------------------- attributes
     # shape, dtype, size, nbytes, ndim, itemsize, strides, base, ptr, T: ArrayBase's (array.c).
@@ -228,7 +257,7 @@ class ndarray(_native.ArrayBase):
         strides = _layout.reshape_view(self.shape, self._el_strides, self._offset, new_shape)
         if strides is None:
             return self.copy().reshape(new_shape)
-        return self._view(new_shape, strides, self._offset)
+        return self._resized_view(new_shape, strides, self._offset)
 
     def ravel(self):
         return self.reshape(-1)
@@ -251,8 +280,8 @@ class ndarray(_native.ArrayBase):
         return self._view(shape, strides, self._offset)
 
     def _broadcast_to(self, shape):
-        return self._view(tuple(shape), _layout.broadcast_strides(self.shape, self._el_strides, shape),
-                          self._offset)
+        return self._resized_view(tuple(shape), _layout.broadcast_strides(self.shape, self._el_strides, shape),
+                                  self._offset)
 
     def _getitem_slow(self, key):
         """self[key] for what ArrayBase's C indexing leaves to Python: advanced indices (arrays,

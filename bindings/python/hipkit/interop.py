@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _layout
 from ._ffi import ffi, lib
-from .array import _HK_DTYPE, _current_device, _on, _target, ndarray
+from .array import _HK_DTYPE, _check_size, _current_device, _dims, _on, _target, ndarray
 from .device import Device, _Exit, platform
 from .errors import check
 
@@ -339,6 +339,10 @@ def from_cuda_array_interface(obj):
 # ---------------------------------------------------------------- pinned host memory
 
 class _PinnedBuffer:
+    """`nbytes` of pinned host memory from hk_host_malloc, freed when collected."""
+
+    ptr = None  # until hk_host_malloc has succeeded: a failed construction leaves __del__ nothing to free
+
     def __init__(self, nbytes):
         box = ffi.new("void **")
         check(lib.hk_host_malloc(box, nbytes))
@@ -354,9 +358,15 @@ def pinned_empty(shape, dtype=np.float64):
     """An uninitialised numpy.ndarray in page-locked (pinned) host memory, from
     hipkit's pinned pool: copies to and from it run at full bus speed and can
     be asynchronous on a stream (x.set(host, stream=s), x.get(stream=s, out=host,
-    blocking=False)). Freed when the array (and every view of it) is collected."""
+    blocking=False)). Freed when the array (and every view of it) is collected. A shape
+    NumPy would refuse (a negative or non-integer entry, too many bytes) raises before any
+    memory is taken: TypeError or ValueError naming it."""
     dtype = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if dtype.hasobject:
+        raise TypeError(f"pinned_empty: dtype {dtype} holds Python objects, which cannot live in pinned "
+                        f"memory; use a numeric dtype")
+    shape = _dims(shape)
+    _check_size(shape, dtype)
     nbytes = math.prod(shape) * dtype.itemsize
     if nbytes == 0:
         return np.empty(shape, dtype)

@@ -14,6 +14,7 @@ x.sum().item() or .get() fetch the value.
 """
 import builtins
 import functools
+import operator
 import types
 
 import numpy as np
@@ -130,12 +131,20 @@ def _no_loop(name):
 
 
 def _loop_dtypes(row, operands):
-    """(dtype every operand is cast to, output dtype) for the op of `row`, by its table rule."""
+    """(dtype every operand is cast to, output dtype) for the op of `row`, by its table rule. A Python int
+    must fit the dtype it is cast to, the loop's, as in NumPy 2 (OverflowError otherwise): int8 + 300
+    raises, but int8 / 300 divides in float64 and arctan2(int8, 300) works in float16, as NumPy's do."""
+    loop, result = _loop_rule(row, operands)
+    _dtypes.check_python_ints(loop, operands[1:] if row.rule == lib.HK_RULE_WHERE else operands)
+    return loop, result
+
+
+def _loop_rule(row, operands):
     name, rule = row.name, row.rule
     if rule == lib.HK_RULE_WHERE:
-        t = _dtypes.result_type(*operands[1:])
+        t = _dtypes.promote(*operands[1:])
         return t, t
-    t = _dtypes.result_type(*operands)
+    t = _dtypes.promote(*operands)
     if rule == lib.HK_RULE_SAME:
         return t, t
     if rule == lib.HK_RULE_TO_BOOL:
@@ -176,6 +185,34 @@ def _loop_dtypes(row, operands):
     raise AssertionError(rule)
 
 
+# The comparisons, as the Python operators that decide them exactly when a Python int is out of range.
+_COMPARE = {"equal": operator.eq, "not_equal": operator.ne, "less": operator.lt, "less_equal": operator.le,
+            "greater": operator.gt, "greater_equal": operator.ge}
+
+
+def _exact_comparison(row, operands):
+    """The answer, True or False for every element, of a comparison that NumPy 2 makes exactly although a
+    Python int is out of the range of the other operand's integer dtype: int8 == 128 and uint8 == -1 are
+    False, int8 < 300 is True. Every element of that dtype compares with such an int as any other value
+    of the dtype would, so 0 (in every integer dtype's range) stands for the array. None when the op is not
+    a comparison or no operand is an integer array or NumPy integer: a bool array against an int outside
+    int64 (bool < 2**63) raises OverflowError, as NumPy's does."""
+    compare = _COMPARE.get(row.name)
+    if compare is None:
+        return None
+    strong = [x for x in operands if type(x) not in (bool, int, float)]
+    if not strong or not builtins.all(x.dtype.kind in "iu" for x in strong):
+        return None
+    loop = _dtypes.promote(*operands)
+    if loop.kind not in "iu":
+        return None
+    info = np.iinfo(loop)
+    values = [x if type(x) in (bool, int) else 0 for x in operands]
+    if builtins.all(info.min <= v <= info.max for v in values):
+        return None  # the OverflowError was not about the range of the integers
+    return compare(*values)
+
+
 def _same_view(a, b):
     """True when b, broadcast to a's shape, is exactly the view a (in-place ops)."""
     if a._data != b._data or a._hk_dtype != b._hk_dtype:
@@ -196,7 +233,14 @@ def _ufunc_general(row, args, out, stream):
     name = row.name
     handle = _stream_handle(stream)
     operands = [_operand(name, x) for x in args]
-    loop, result_dtype = _loop_dtypes(row, operands)
+    try:
+        loop, result_dtype = _loop_dtypes(row, operands)
+        exact = None
+    except OverflowError:
+        exact = _exact_comparison(row, operands)  # int8 < 300: True everywhere, as in NumPy 2
+        if exact is None:
+            raise
+        loop = result_dtype = _BOOL
     arrays = [x for x in operands if isinstance(x, ndarray)]
     shape = _layout.broadcast_shapes(*(x.shape for x in arrays)) if arrays else ()
     if out is not None:
@@ -214,6 +258,11 @@ def _ufunc_general(row, args, out, stream):
             raise TypeError(f"Cannot cast ufunc '{name}' output from {result_dtype!r} to {out.dtype!r} with "
                             f"casting rule 'same_kind'")
     _check_device(name, *arrays, *([out] if out is not None else []))
+    if exact is not None:  # no kernel to run: the answer is the same for every element
+        target = out if out is not None else ndarray._empty(shape, _BOOL)
+        if target.size:
+            target.fill(exact, stream=stream)
+        return target
     # Operands in the loop dtype (where's condition in bool).
     cast = []
     for i, x in enumerate(operands):
@@ -399,6 +448,21 @@ def _reduce_dtype(name, dtype):
     return dtype if dtype.kind == "f" else _FLOAT64  # mean, var, std
 
 
+def _zero_d_axis(name, axis):
+    """The axes a 0-d array reduces over for an int `axis`, as NumPy 2 takes it: its ufunc reductions (sum,
+    prod, min, max, any, all) accept axis 0 and -1 and reduce over no axis (the element itself; a tuple
+    such as (0,) is out of bounds), argmin and argmax see a 1-d array of one element (0 and -1 give index
+    0; an AxisError names dimension 1, as NumPy's does), and mean, var and std take none (AxisError). The
+    errors are numpy.exceptions.AxisError (a ValueError and an IndexError), as _layout raises for every
+    axis out of bounds."""
+    if name in ("argmin", "argmax"):
+        _layout.normalize_axis(axis, 1)
+        return ()
+    if name in ("mean", "var", "std"):
+        return axis  # _axes raises AxisError(axis, 0), as NumPy's
+    return () if operator.index(axis) in (0, -1) else axis
+
+
 @_on_data
 def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, stream=None):
     x = _array_arg(name, x)
@@ -408,6 +472,8 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, st
             x = x.astype(dt, stream=stream)
     if name in ("argmin", "argmax") and isinstance(axis, (tuple, list)):
         raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+    if x.ndim == 0 and axis is not None and not isinstance(axis, (tuple, list)):
+        axis = _zero_d_axis(name, axis)
     axes, mask = _axes(axis, x.ndim)
     if keepdims:
         shape = tuple(1 if k in axes else n for k, n in enumerate(x.shape))
