@@ -419,3 +419,79 @@ def test_reductions_hand_the_rare_calls_to_python_and_give_the_same(rng):
         np.testing.assert_allclose(x.sum(axis=1, stream=s).get(stream=s), a.sum(axis=1), rtol=1e-6)
     with in_c():
         assert hipkit.sum(hipkit.empty((0, 3))).get() == 0.0 and hipkit.prod(hipkit.empty(0)).get() == 1.0
+
+
+def test_where_with_arrays_and_python_scalars_is_done_in_c(rng):
+    a = rng.standard_normal((5, 6)).astype(np.float32)
+    b = rng.integers(-5, 5, (5, 6)).astype(np.int64)
+    c = a > 0
+    x, y, k = hipkit.asarray(a), hipkit.asarray(b), hipkit.asarray(c)
+    cases = [
+        (lambda: hipkit.where(k, x, 0.0), np.where(c, a, np.float32(0.0))),
+        (lambda: hipkit.where(k, 1, x), np.where(c, np.float32(1), a)),
+        (lambda: hipkit.where(k, x, y), np.where(c, a, b)),  # float32 with int64: float64
+        (lambda: hipkit.where(k[0], x, x[::-1]), np.where(c[0], a, a[::-1])),  # a broadcast condition
+        (lambda: hipkit.where(k.T, y.T, -1), np.where(c.T, b.T, -1)),
+        (lambda: hipkit.where(y, x, 2.5), np.where(b, a, np.float32(2.5))),  # an int condition, cast to bool
+    ]
+    for compute, want in cases:
+        with in_c():
+            got = compute()
+        _same(got, np.asarray(want))
+    z = hipkit.empty((5, 6), np.float32)
+    with in_c():
+        assert hipkit.where(k, x, 0.0, out=z) is z
+    np.testing.assert_array_equal(z.get(), np.where(c, a, 0))
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.where(k)[0].get(), np.where(c)[0])  # one argument: nonzero
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.where(True, x, 0.0).get(), a)  # a scalar condition
+
+
+# ---------------------------------------------------------------- creation in C
+
+@pytest.mark.parametrize("dtype", [None, np.float32, "int32", np.dtype(np.uint8), bool, int, float, "float64",
+                                   np.int64, "uint64", np.int8])
+@pytest.mark.parametrize("shape", [0, 7, (3, 4), (), (2, 0, 3), (1, 1, 1, 1, 1, 1, 1, 5)])
+def test_empty_zeros_ones_full_are_done_in_c(shape, dtype):
+    with in_c():
+        made = [hipkit.zeros(shape, dtype), hipkit.ones(shape, dtype=dtype), hipkit.empty(shape, dtype),
+                hipkit.full(shape, 1, dtype), hipkit.full(shape, True, dtype=dtype)]
+    wants = [np.zeros(shape, dtype), np.ones(shape, dtype), np.empty(shape, dtype), np.full(shape, 1, dtype),
+             np.full(shape, True, dtype)]
+    for got, want in zip(made, wants):
+        assert got.shape == want.shape and got.dtype == want.dtype and got.flags["C_CONTIGUOUS"]
+    for got, want in zip(made[:2] + made[3:], wants[:2] + wants[3:]):
+        np.testing.assert_array_equal(got.get(), want)
+    with in_c():
+        f = hipkit.full(shape, 2.5)  # dtype from the fill value, as NumPy
+        g = hipkit.full(shape, -3)
+        h = hipkit.full(shape, False)
+    for got, want in ((f, np.full(shape, 2.5)), (g, np.full(shape, -3)), (h, np.full(shape, False))):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+
+
+def test_creation_hands_the_rare_calls_to_python_and_gives_the_same():
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.ones(3, np.float16).get(), np.ones(3, np.float16))
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.full(4, 1.5, np.int32).get(), np.full(4, 1.5, np.int32))  # a cast
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.full(2, np.float32(0.25)).get(), np.full(2, np.float32(0.25)))
+    with handed_on():
+        assert hipkit.zeros(3, device="cpu").device.is_cpu
+    with handed_on():
+        with pytest.raises(ValueError):
+            hipkit.zeros(-1)
+    with handed_on():
+        with pytest.raises(ValueError):
+            hipkit.empty((2**40, 2**40))
+    with handed_on():
+        with pytest.raises(OverflowError):
+            hipkit.full(3, 300, np.int8)
+    with handed_on():
+        with pytest.raises(TypeError):
+            hipkit.zeros(3, "complex128")
+    with handed_on():
+        assert hipkit.zeros([2, 3]).shape == (2, 3)  # a list shape

@@ -647,6 +647,11 @@ def ones(shape, dtype=None, stream=None, *, device=None):
     return full(shape, 1, np.float64 if dtype is None else dtype, stream=stream, device=device)
 
 
+# The common calls in C (bindings/python/native/creation.c), the rest in the functions above.
+empty, zeros, ones, full = (functools.update_wrapper(_native.creation(kind, f), f)
+                            for kind, f in enumerate((empty, zeros, ones, full)))
+
+
 def _like_dtype(a, dtype):
     return a.dtype if dtype is None else dtype
 
@@ -906,7 +911,11 @@ def _configure_native():
     assert [_HK_DTYPE[d] for d in by_code] == list(range(len(by_code)))  # the C tables index by hk_dtype code
     promote = bytes(_HK_DTYPE[_dtypes.result_type(a, b)] for a in by_code for b in by_code)
     weak = bytes(_HK_DTYPE[_dtypes.result_type(d, scalar)] for d in by_code for scalar in (True, 1, 1.0))
-    _native.configure(ndarray, by_code, promote, weak, functools.partial(ffi.cast, "void *"))
+    codes = {}  # the common spellings of dtype=: np.dtype, its scalar type, its name; Python's bool, int, float
+    for code, dt in enumerate(by_code):
+        codes[dt] = codes[dt.type] = codes[dt.name] = code
+    codes.update({bool: _HK_DTYPE[_dtype(bool)], int: _HK_DTYPE[_dtype(int)], float: _HK_DTYPE[_dtype(float)]})
+    _native.configure(ndarray, by_code, promote, weak, functools.partial(ffi.cast, "void *"), codes)
     atexit.register(_native.exiting)  # memory is left to the process exit from then on
 
 

@@ -318,7 +318,7 @@ def _fast(row, mode, fallback):
     3: reflected operator; bindings/python/native/elementwise.c), which does the common calls completely
     (arrays of any layout, Python scalars, broadcasting, promotion, a new output or a fitting out=) and hands
     everything else to fallback."""
-    if row.arity > 2:
+    if row.arity > 2 and row.rule != lib.HK_RULE_WHERE:
         return fallback
     loop, result = _dtype_rows(row)
     return functools.update_wrapper(_native.ufunc(row.op, row.arity, mode, loop, result, fallback),
@@ -381,6 +381,9 @@ def where(condition, x=None, y=None, /, *, out=None, stream=None):
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     return _ufunc_general(_OPS["where"], (condition, x, y), out, stream)
+
+
+where = _fast(_OPS["where"], 0, where)  # where(condition, x, y) in C (native/elementwise.c)
 
 
 def clip(a, a_min=None, a_max=None, out=None, *, stream=None, min=None, max=None):

@@ -1,7 +1,7 @@
 /* elementwise.c: the op table's elementwise functions and ndarray's operators in C.
  *
- * ufunc(op, arity, mode, loop, result, fallback) makes the callable behind hipkit.add & co. (mode 0:
- * (x1, x2, out=None, stream=None)), ndarray's operators (mode 1: (self, other)), in-place operators
+ * ufunc(op, arity, mode, loop, result, fallback) makes the callable behind hipkit.add & co. and
+ * hipkit.where (mode 0: (x1, x2, out=None, stream=None); where: (condition, x, y, out=None, stream=None)), ndarray's operators (mode 1: (self, other)), in-place operators
  * (mode 2: self is out) and reflected operators (mode 3: other op self). `loop` and `result` are the
  * op's row of the dtype rules as Python works them out from the op table (ops._loop_dtypes): for the
  * promoted dtype T, the dtype the kernel computes in and the result's (bytes of hk_dtype codes, -1
@@ -20,7 +20,6 @@
 
 #include "native.h"
 
-enum { SCALAR_BOOL = 0, SCALAR_INT = 1, SCALAR_FLOAT = 2, NOT_SCALAR = 3 };
 
 typedef struct {
     hkp_callable head;
@@ -30,7 +29,7 @@ typedef struct {
 
 static PyObject *n_out, *n_stream;
 
-static int scalar_kind(PyObject *x)
+int hkp_scalar_kind(PyObject *x)
 {
     if (x == Py_True || x == Py_False)
         return SCALAR_BOOL;
@@ -41,9 +40,7 @@ static int scalar_kind(PyObject *x)
     return NOT_SCALAR;
 }
 
-/* The Python scalar x as one element of `dtype` in `slot`; 0 when C does not convert it (the Python
- * path does, or raises OverflowError as NumPy 2 does). */
-static int scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot)
+int hkp_scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot)
 {
     if (dtype == HK_FLOAT32 || dtype == HK_FLOAT64) {
         double v = kind == SCALAR_FLOAT ? PyFloat_AS_DOUBLE(x) : kind == SCALAR_BOOL ? (x == Py_True) : PyLong_AsDouble(x);
@@ -59,14 +56,15 @@ static int scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot)
         memcpy(slot, &f, 4);
         return 1;
     }
-    if (kind == SCALAR_FLOAT || dtype == HK_FLOAT16)
-        return 0;
-    if (dtype == HK_BOOL) {
-        if (kind != SCALAR_BOOL)
+    if (dtype == HK_BOOL) { /* any value converts (NumPy's astype(bool)): true unless zero */
+        int truth = PyObject_IsTrue(x);
+        if (truth < 0)
             return 0;
-        slot[0] = x == Py_True;
+        slot[0] = (unsigned char)truth;
         return 1;
     }
+    if (kind == SCALAR_FLOAT || dtype == HK_FLOAT16)
+        return 0;
     long long v = 0;
     unsigned long long u = 0;
     if (kind == SCALAR_BOOL) {
@@ -126,6 +124,8 @@ static int overlap(const hkp_array *x, const hkp_array *y)
 /* The common case done, or NULL without an error when C hands the call to the Python path. */
 static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_object, PyObject *stream_object)
 {
+    /* where(condition, x, y): the condition is an array computed as bool; x and y make T. */
+    const int first = f->arity == 3;
     int kinds[3], t = -1, arrays = 0, device = 0;
     PyObject *temps[3] = {NULL, NULL, NULL}, *result = NULL;
     for (int i = 0; i < n; i++) {
@@ -134,20 +134,23 @@ static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_ob
             if (!a->np_dtype)
                 return NULL;
             kinds[i] = NOT_SCALAR;
-            t = t < 0 ? a->dtype : hkp.promote[t][a->dtype];
-            arrays++;
-        } else if ((kinds[i] = scalar_kind(in[i])) == NOT_SCALAR) {
+            if (i >= first) {
+                t = t < 0 ? a->dtype : hkp.promote[t][a->dtype];
+                arrays++;
+            }
+        } else if (i < first || (kinds[i] = hkp_scalar_kind(in[i])) == NOT_SCALAR) {
             return NULL;
         }
     }
     if (!arrays || t < 0)
         return NULL;
-    for (int i = 0; i < n && t >= 0; i++)
+    for (int i = first; i < n && t >= 0; i++)
         if (kinds[i] != NOT_SCALAR)
             t = hkp.weak[t][kinds[i]];
     if (t < 0 || f->loop[t] < 0 || f->result[t] < 0)
         return NULL;
     const int loop = f->loop[t], result_dtype = f->result[t];
+#define LOOP_OF(i) ((i) < first ? HK_BOOL : loop)
     if (hk_device_get(&device) != HK_SUCCESS)
         return NULL;
     int stream_ok = 0;
@@ -189,7 +192,7 @@ static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_ob
             return NULL;
         for (int i = 0; i < n; i++) {
             const hkp_array *a = (const hkp_array *)in[i];
-            if (kinds[i] == NOT_SCALAR && a->dtype == loop && overlap(out, a) && !same_view(out, a))
+            if (kinds[i] == NOT_SCALAR && a->dtype == LOOP_OF(i) && overlap(out, a) && !same_view(out, a))
                 return NULL; /* the Python path computes into a temporary */
         }
     }
@@ -198,7 +201,7 @@ static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_ob
     _Alignas(8) unsigned char values[3][8];
     for (int i = 0; i < n; i++) {
         if (kinds[i] != NOT_SCALAR) {
-            if (!scalar_value(in[i], kinds[i], loop, values[i])) {
+            if (!hkp_scalar_value(in[i], kinds[i], loop, values[i])) {
                 PyErr_Clear();
                 goto not_here;
             }
@@ -208,7 +211,7 @@ static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_ob
             continue;
         }
         const hkp_array *a = (const hkp_array *)in[i];
-        if (a->dtype == loop) {
+        if (a->dtype == LOOP_OF(i)) {
             hkp_describe(a, &descs[i]);
             continue;
         }
@@ -216,7 +219,7 @@ static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_ob
          * the default stream, where that order is the pool's. */
         if (stream)
             goto not_here;
-        if (!(temps[i] = hkp_new_array(a->ndim, a->shape, loop, device)))
+        if (!(temps[i] = hkp_new_array(a->ndim, a->shape, LOOP_OF(i), device)))
             goto not_here;
         hk_array src;
         hkp_describe(a, &src);
@@ -235,6 +238,7 @@ static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_ob
         Py_CLEAR(result); /* the Python path repeats it and raises the library's error */
         goto not_here;
     }
+#undef LOOP_OF
     for (int i = 0; i < n; i++)
         Py_XDECREF(temps[i]);
     return result;
@@ -293,9 +297,9 @@ static PyObject *make_ufunc(PyObject *module, PyObject *const *argv, Py_ssize_t 
         return NULL;
     }
     long arity = PyLong_AsLong(argv[1]), mode = PyLong_AsLong(argv[2]);
-    if (arity < 1 || arity > 2 || mode < 0 || mode > 3 || (mode > 0 && arity != 2)) {
-        PyErr_SetString(PyExc_ValueError, "ufunc: arity 1 or 2; mode 0 (function), or for arity 2 also 1 (operator), "
-                                          "2 (in place), 3 (reflected)");
+    if (arity < 1 || arity > 3 || mode < 0 || mode > 3 || (mode > 0 && arity != 2)) {
+        PyErr_SetString(PyExc_ValueError, "ufunc: arity 1, 2 or 3 (where); mode 0 (function), or for arity 2 also 1 "
+                                          "(operator), 2 (in place), 3 (reflected)");
         return NULL;
     }
     Ufunc *f = PyObject_GC_New(Ufunc, &ufunc_type);

@@ -3,6 +3,7 @@
  *   array.c        hipkit.ndarray's base type: the array's metadata in C fields, views made in C
  *   elementwise.c  the op table's elementwise functions and operators: promotion, broadcasting,
  *                  output allocation and the launch, in C
+ *   creation.c     empty, zeros, ones, full
  *   reduce.c       the reductions (sum, prod, mean, min, max, any, all, argmin, argmax) over axes
  *   launch.c       RawKernel launches: arguments packed straight into hk_kernel_launch_packed's layout
  *   module.c       the module: configure() (what Python hands C once), streams, the current device
@@ -47,6 +48,7 @@ typedef struct {
     signed char promote[HKP_DTYPES][HKP_DTYPES]; /* result_type(a, b), hk_dtype codes */
     signed char weak[HKP_DTYPES][3];             /* result_type(array of d, True / 1 / 1.0) */
     PyObject *make_pointer;                      /* address (int) -> cffi void * */
+    PyObject *dtype_codes;                       /* what dtype= may be (np.dtype, np.float32, "float32", float) -> code */
     int exiting; /* interpreter exit: memory is left to the process exit */
 } hkp_config;
 
@@ -110,6 +112,14 @@ int hkp_callable_clear(PyObject *self);
 void hkp_callable_dealloc(PyObject *self);
 extern PyGetSetDef hkp_callable_getset[];
 
+/* Python bool, int, float (exact types): NEP 50's weak scalars. */
+enum { SCALAR_BOOL = 0, SCALAR_INT = 1, SCALAR_FLOAT = 2, NOT_SCALAR = 3 };
+int hkp_scalar_kind(PyObject *x);
+/* The Python scalar x (of that kind) as one element of `dtype` in `slot` (8 bytes); 0 when C does not
+ * convert it (float16; an int out of the dtype's range; a float into an integer dtype): the Python path
+ * does, or raises OverflowError as NumPy 2 does. Into bool any value converts (true unless zero). */
+int hkp_scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot);
+
 /* `size` hk_dtype codes from a bytes object of that length into out (255: -1, refused); 0 if it is not one. */
 int hkp_dtype_table(PyObject *bytes, signed char *out, Py_ssize_t size);
 
@@ -120,9 +130,11 @@ void *hkp_stream_handle(PyObject *stream, int *ok);
 int hkp_array_ready(PyObject *module);
 int hkp_elementwise_ready(PyObject *module);
 int hkp_reduce_ready(void);
+int hkp_creation_ready(void);
 extern PyMethodDef hkp_array_methods_module[];
 extern PyMethodDef hkp_elementwise_methods_module[];
 extern PyMethodDef hkp_reduce_methods_module[];
+extern PyMethodDef hkp_creation_methods_module[];
 extern PyMethodDef hkp_launch_methods_module[];
 
 #endif

@@ -1,0 +1,157 @@
+/* creation.c: empty, zeros, ones and full in C.
+ *
+ * creation(kind, fallback) makes the callable behind hipkit.empty (kind 0: (shape, dtype=None, *,
+ * device=None)), zeros (1) and ones (2) ((shape, dtype=None, stream=None, *, device=None)) and full (3:
+ * (shape, fill_value, dtype=None, stream=None, *, device=None)).
+ *
+ * What C does completely: a shape that is an int or a tuple of ints, a dtype= that configure()'s dict
+ * knows (None: float64, for full the fill value's: bool, int64, float64), a Python bool/int/float fill
+ * value that the dtype holds, a stream, on the current device (device=None). Everything else (other
+ * devices, a fill value that is an array or a NumPy scalar or needs a cast, float16 fills, shapes
+ * NumPy refuses) goes to `fallback`, which handles it or raises NumPy's error. */
+#include <string.h>
+
+#include "native.h"
+
+enum { EMPTY = 0, ZEROS = 1, ONES = 2, FULL = 3 };
+
+typedef struct {
+    hkp_callable head;
+    int kind;
+} Creation;
+
+static PyObject *n_dtype, *n_stream, *n_device, *one;
+
+/* shape as dims; 0 when C leaves it to Python (not ints, negative, too many dimensions, too big). */
+static int parse_shape(PyObject *shape, int64_t *dims, int *ndim, int itemsize)
+{
+    PyObject *single[1] = {shape};
+    PyObject *const *items = single;
+    Py_ssize_t count = 1;
+    if (PyTuple_CheckExact(shape)) {
+        items = &PyTuple_GET_ITEM(shape, 0);
+        count = PyTuple_GET_SIZE(shape);
+    }
+    if (count > HK_MAX_DIMS)
+        return 0;
+    int64_t bytes = itemsize;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (!PyLong_CheckExact(items[k]))
+            return 0;
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(items[k], &overflow);
+        if (overflow || n < 0 || (n == -1 && PyErr_Occurred()))
+            return 0;
+        dims[k] = n;
+        /* NumPy's rule: the non-zero extents times the itemsize fit a signed 64-bit size. */
+        if (n && __builtin_mul_overflow(bytes, (int64_t)n, &bytes))
+            return 0;
+    }
+    *ndim = (int)count;
+    return 1;
+}
+
+static PyObject *dispatch(Creation *c, PyObject *shape_object, PyObject *fill, PyObject *dtype_object,
+                          PyObject *stream_object)
+{
+    int dtype = HK_FLOAT64, fill_kind = NOT_SCALAR;
+    if (c->kind == FULL) {
+        if ((fill_kind = hkp_scalar_kind(fill)) == NOT_SCALAR)
+            return NULL;
+        dtype = fill_kind == SCALAR_BOOL ? HK_BOOL : fill_kind == SCALAR_INT ? HK_INT64 : HK_FLOAT64;
+    }
+    if (dtype_object != Py_None) {
+        PyObject *code = hkp.dtype_codes ? PyDict_GetItemWithError(hkp.dtype_codes, dtype_object) : NULL;
+        if (!code)
+            return NULL; /* also an unhashable dtype= (TypeError, cleared by the caller) */
+        dtype = (int)PyLong_AsLong(code);
+        if (dtype < 0 || dtype >= HKP_DTYPES)
+            return NULL;
+    }
+    int device = 0, stream_ok = 0, ndim = 0;
+    int64_t shape[HK_MAX_DIMS];
+    size_t itemsize = 0;
+    (void)hk_dtype_size((hk_dtype)dtype, &itemsize);
+    hk_stream stream = (hk_stream)hkp_stream_handle(stream_object, &stream_ok);
+    if (!stream_ok || hk_device_get(&device) != HK_SUCCESS || !parse_shape(shape_object, shape, &ndim, (int)itemsize))
+        return NULL;
+    _Alignas(8) unsigned char value[8] = {0};
+    if ((c->kind == ONES && !hkp_scalar_value(one, SCALAR_INT, dtype, value)) ||
+        (c->kind == FULL && !hkp_scalar_value(fill, fill_kind, dtype, value)))
+        return NULL;
+    PyObject *result = hkp_new_array(ndim, shape, dtype, device);
+    if (!result || c->kind == EMPTY || ((hkp_array *)result)->size == 0)
+        return result;
+    hk_array out;
+    hkp_describe((const hkp_array *)result, &out);
+    if (hk_fill(&out, value, stream) != HK_SUCCESS)
+        Py_CLEAR(result);
+    return result;
+}
+
+static PyObject *creation_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Creation *c = (Creation *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    /* Positional parameters: shape, [fill_value], dtype, [stream] (empty has no stream). */
+    const int fills = c->kind == FULL, streams = c->kind != EMPTY;
+    const Py_ssize_t most = 2 + fills + streams;
+    PyObject *shape = nargs >= 1 ? args[0] : NULL, *fill = fills && nargs >= 2 ? args[1] : NULL;
+    PyObject *dtype = nargs >= 2 + fills ? args[1 + fills] : Py_None;
+    PyObject *stream = streams && nargs >= 3 + fills ? args[2 + fills] : Py_None;
+    int ok = nargs >= 1 + fills && nargs <= most;
+    for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+        if (name == n_dtype && nargs < 2 + fills)
+            dtype = value;
+        else if (name == n_stream && streams && nargs < 3 + fills)
+            stream = value;
+        else if (!(name == n_device && value == Py_None))
+            ok = 0;
+    }
+    if (ok) {
+        PyObject *result = dispatch(c, shape, fill, dtype, stream);
+        if (result)
+            return result;
+        PyErr_Clear();
+    }
+    return hkp_hand_on(&c->head, args, nargsf, kwnames);
+}
+
+HKP_CALLABLE_TYPE(creation_type, "hipkit._native.Creation", Creation,
+                  "A creation function with its common calls in C (see creation.c).");
+
+/* creation(kind, fallback) -> a Creation. */
+static PyObject *make_creation(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)module;
+    long kind = argc == 2 && PyLong_CheckExact(argv[0]) ? PyLong_AsLong(argv[0]) : -1;
+    if (kind < EMPTY || kind > FULL || !PyCallable_Check(argv[1])) {
+        PyErr_SetString(PyExc_TypeError, "creation(kind: 0 empty, 1 zeros, 2 ones, 3 full, fallback)");
+        return NULL;
+    }
+    Creation *c = PyObject_GC_New(Creation, &creation_type);
+    if (!c)
+        return NULL;
+    hkp_callable_init(&c->head, creation_call, argv[1]);
+    c->kind = (int)kind;
+    PyObject_GC_Track((PyObject *)c);
+    return (PyObject *)c;
+}
+
+PyMethodDef hkp_creation_methods_module[] = {
+    {"creation", (PyCFunction)(void (*)(void))make_creation, METH_FASTCALL,
+     "creation(kind, fallback): empty (0), zeros (1), ones (2) or full (3) with their common calls in C."},
+    {NULL, NULL, 0, NULL},
+};
+
+int hkp_creation_ready(void)
+{
+    n_dtype = PyUnicode_InternFromString("dtype");
+    n_stream = PyUnicode_InternFromString("stream");
+    n_device = PyUnicode_InternFromString("device");
+    one = PyLong_FromLong(1);
+    if (!n_dtype || !n_stream || !n_device || !one)
+        return -1;
+    return PyType_Ready(&creation_type);
+}
