@@ -495,3 +495,45 @@ def test_creation_hands_the_rare_calls_to_python_and_gives_the_same():
             hipkit.zeros(3, "complex128")
     with handed_on():
         assert hipkit.zeros([2, 3]).shape == (2, 3)  # a list shape
+
+
+# ---------------------------------------------------------------- matmul in C
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [((64, 64), (64, 64)), ((3, 5), (5, 2)), ((5,), (5, 4)), ((3, 5), (5,)),
+                                    ((7,), (7,)), ((2, 3, 4), (4, 5)), ((4, 5), (3, 5, 2)), ((2, 1, 3, 4), (5, 4, 6)),
+                                    ((1, 0), (0, 3)), ((0, 4), (4, 2))], ids=str)
+def test_matmul_and_the_operator_are_done_in_c(rng, dtype, shapes):
+    a = rng.standard_normal(shapes[0]).astype(dtype)
+    b = rng.standard_normal(shapes[1]).astype(dtype)
+    x, y = hipkit.asarray(a), hipkit.asarray(b)
+    want = a @ b
+    with in_c():
+        got = [hipkit.matmul(x, y), x @ y]
+        if a.ndim == 2 and b.ndim == 2:
+            got.append(hipkit.matmul(x.T.T, y[::1]))  # views
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for g in got:
+        assert g.shape == np.shape(want) and g.dtype == want.dtype
+        np.testing.assert_allclose(g.get(), want, rtol=tol, atol=tol * 10)
+
+
+def test_matmul_hands_the_rare_calls_to_python_and_gives_the_same(rng):
+    a = rng.standard_normal((4, 4)).astype(np.float32)
+    x = hipkit.asarray(a)
+    i = hipkit.asarray(np.arange(16, dtype=np.int64).reshape(4, 4))
+    with handed_on():
+        np.testing.assert_array_equal((i @ i).get(), np.arange(16).reshape(4, 4) @ np.arange(16).reshape(4, 4))
+    with handed_on():
+        np.testing.assert_allclose((x @ x.astype(np.float64)).get(), a @ a.astype(np.float64), rtol=1e-6)
+    with handed_on():
+        out = hipkit.empty((4, 4), np.float32)
+        assert hipkit.matmul(x, x, out=out) is out
+    with handed_on():
+        np.testing.assert_allclose(hipkit.matmul(x, x, engine="own").get(), a @ a, rtol=1e-5)
+    with handed_on():
+        with pytest.raises(ValueError, match="mismatch"):
+            x @ hipkit.ones((3, 2), np.float32)
+    with handed_on():
+        with pytest.raises(ValueError):
+            x @ hipkit.asarray(np.float32(2))  # a 0-d operand

@@ -726,6 +726,9 @@ def matmul(x1, x2, /, out=None, *, engine="auto", stream=None):
     return result if result.dtype == result_dtype else result.astype(result_dtype, stream=stream)
 
 
+matmul = functools.update_wrapper(_native.matmul(0, matmul), matmul)  # the common calls in C (native/matmul.c)
+
+
 def dot(a, b, out=None, *, stream=None):
     """NumPy's dot for scalars, vectors and matrices (ndim <= 2)."""
     if not isinstance(a, ndarray) or not isinstance(b, ndarray) or a.ndim == 0 or b.ndim == 0:
@@ -921,6 +924,8 @@ def _install_operators():
         row = _OPS.get(name)
         if row is not None:  # the common cases in C, the rest in Python
             forward, inplace, reflected = _fast(row, 1, forward), _fast(row, 2, inplace), _fast(row, 3, reflected)
+        elif name == "matmul":
+            forward = functools.update_wrapper(_native.matmul(1, forward), forward)
         setattr(ndarray, f"__{dunder}__", forward)
         setattr(ndarray, f"__r{dunder}__", reflected)
         setattr(ndarray, f"__i{dunder}__", inplace)

@@ -4,6 +4,7 @@
  *   elementwise.c  the op table's elementwise functions and operators: promotion, broadcasting,
  *                  output allocation and the launch, in C
  *   creation.c     empty, zeros, ones, full
+ *   matmul.c       matmul and @
  *   reduce.c       the reductions (sum, prod, mean, min, max, any, all, argmin, argmax) over axes
  *   launch.c       RawKernel launches: arguments packed straight into hk_kernel_launch_packed's layout
  *   module.c       the module: configure() (what Python hands C once), streams, the current device
@@ -131,10 +132,12 @@ int hkp_array_ready(PyObject *module);
 int hkp_elementwise_ready(PyObject *module);
 int hkp_reduce_ready(void);
 int hkp_creation_ready(void);
+int hkp_matmul_ready(void);
 extern PyMethodDef hkp_array_methods_module[];
 extern PyMethodDef hkp_elementwise_methods_module[];
 extern PyMethodDef hkp_reduce_methods_module[];
 extern PyMethodDef hkp_creation_methods_module[];
+extern PyMethodDef hkp_matmul_methods_module[];
 extern PyMethodDef hkp_launch_methods_module[];
 
 #endif
