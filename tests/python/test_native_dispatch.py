@@ -537,3 +537,38 @@ def test_matmul_hands_the_rare_calls_to_python_and_gives_the_same(rng):
     with handed_on():
         with pytest.raises(ValueError):
             x @ hipkit.asarray(np.float32(2))  # a 0-d operand
+
+
+# ---------------------------------------------------------------- scans in C
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64"])
+def test_scans_are_done_in_c(rng, name, dtype):
+    a = _random(rng, dtype, (4, 6))
+    if name == "cumprod" and np.dtype(dtype).kind != "b":
+        a = (a % 2 + 1).astype(dtype)
+    x = hipkit.asarray(a)
+    np_f = getattr(np, name)
+    cases = [(lambda: getattr(hipkit, name)(x), np_f(a)), (lambda: getattr(x, name)(0), np_f(a, 0)),
+             (lambda: getattr(hipkit, name)(x, axis=-1), np_f(a, axis=-1)),
+             (lambda: getattr(hipkit, name)(x[1], axis=None), np_f(a[1])),
+             (lambda: getattr(hipkit, name)(x[:, ::-2], axis=1), np_f(a[:, ::-2], axis=1)),
+             (lambda: getattr(hipkit, name)(x[0, 0]), np_f(a[0, 0])),
+             (lambda: getattr(hipkit, name)(x[0, 0], axis=0), np_f(a[0, 0], axis=0))]
+    for compute, want in cases:
+        with in_c():
+            got = compute()
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got.get(), want, rtol=1e-5)
+
+
+def test_scans_hand_the_rare_calls_to_python_and_give_the_same(rng):
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    x = hipkit.asarray(a)
+    with handed_on():
+        np.testing.assert_allclose(hipkit.cumsum(x[:, ::2]).get(), np.cumsum(a[:, ::2]), rtol=1e-5)  # flattened view
+    with handed_on():
+        np.testing.assert_allclose(hipkit.cumsum(x, dtype=np.float64).get(), np.cumsum(a, dtype=np.float64))
+    with handed_on():
+        with pytest.raises(np.exceptions.AxisError):
+            hipkit.cumsum(x, axis=2)

@@ -625,6 +625,11 @@ def cumprod(a, axis=None, dtype=None, out=None, *, stream=None):
     return _scan("cumprod", lib.HK_SCAN_CUMPROD, a, axis, dtype, out, stream)
 
 
+_SCAN_RESULT = bytes(_HK_DTYPE[_dtypes.sum_accumulator_type(d)] for d in _dtypes.SUPPORTED)
+cumsum = functools.update_wrapper(_native.scan(lib.HK_SCAN_CUMSUM, _SCAN_RESULT, cumsum), cumsum)  # native/scan.c
+cumprod = functools.update_wrapper(_native.scan(lib.HK_SCAN_CUMPROD, _SCAN_RESULT, cumprod), cumprod)
+
+
 # ---------------------------------------------------------------- sorting
 
 def _sort_into(a, axis, keys, indices, stream):

@@ -179,10 +179,11 @@ PyMODINIT_FUNC PyInit__native(void)
     PyObject *module = PyModule_Create(&module_def);
     if (!module)
         return NULL;
-    if (hkp_array_ready(module) < 0 || hkp_elementwise_ready(module) < 0 || hkp_reduce_ready() < 0 || hkp_creation_ready() < 0 || hkp_matmul_ready() < 0 ||
+    if (hkp_array_ready(module) < 0 || hkp_elementwise_ready(module) < 0 || hkp_reduce_ready() < 0 || hkp_creation_ready() < 0 || hkp_matmul_ready() < 0 || hkp_scan_ready() < 0 ||
         add_functions(module, hkp_array_methods_module) < 0 || add_functions(module, hkp_elementwise_methods_module) < 0 ||
         add_functions(module, hkp_reduce_methods_module) < 0 ||
-        add_functions(module, hkp_creation_methods_module) < 0 || add_functions(module, hkp_matmul_methods_module) < 0 || add_functions(module, hkp_launch_methods_module) < 0) {
+        add_functions(module, hkp_creation_methods_module) < 0 || add_functions(module, hkp_matmul_methods_module) < 0 ||
+        add_functions(module, hkp_scan_methods_module) < 0 || add_functions(module, hkp_launch_methods_module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

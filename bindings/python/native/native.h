@@ -5,6 +5,7 @@
  *                  output allocation and the launch, in C
  *   creation.c     empty, zeros, ones, full
  *   matmul.c       matmul and @
+ *   scan.c         cumsum and cumprod
  *   reduce.c       the reductions (sum, prod, mean, min, max, any, all, argmin, argmax) over axes
  *   launch.c       RawKernel launches: arguments packed straight into hk_kernel_launch_packed's layout
  *   module.c       the module: configure() (what Python hands C once), streams, the current device
@@ -133,11 +134,13 @@ int hkp_elementwise_ready(PyObject *module);
 int hkp_reduce_ready(void);
 int hkp_creation_ready(void);
 int hkp_matmul_ready(void);
+int hkp_scan_ready(void);
 extern PyMethodDef hkp_array_methods_module[];
 extern PyMethodDef hkp_elementwise_methods_module[];
 extern PyMethodDef hkp_reduce_methods_module[];
 extern PyMethodDef hkp_creation_methods_module[];
 extern PyMethodDef hkp_matmul_methods_module[];
+extern PyMethodDef hkp_scan_methods_module[];
 extern PyMethodDef hkp_launch_methods_module[];
 
 #endif
