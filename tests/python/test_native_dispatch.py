@@ -572,3 +572,18 @@ def test_scans_hand_the_rare_calls_to_python_and_give_the_same(rng):
     with handed_on():
         with pytest.raises(np.exceptions.AxisError):
             hipkit.cumsum(x, axis=2)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16",
+                                   "float32", "float64"])
+def test_item_float_int_of_one_element_read_in_c(rng, dtype):
+    a = _random(rng, dtype, (3, 2))
+    if np.dtype(dtype).kind == "u":
+        a[1, 1] = np.iinfo(dtype).max  # the top of the range survives
+    x = hipkit.asarray(a)
+    for got, want in ((x[1, 1].item(), a[1, 1].item()), (x[1:2, 1:].item(), a[1:2, 1:].item()),
+                      (x.item(3), a.item(3)), (x.item(2, 0), a.item(2, 0))):
+        assert type(got) is type(want) and (got == want or (got != got and want != want))
+    assert float(x[0, 1]) == float(a[0, 1]) and int(x[2, 0]) == int(a[2, 0])
+    with pytest.raises(ValueError, match="size 1"):
+        x.item()

@@ -11,6 +11,7 @@ that stream has finished with them (freed memory is reused in default-stream ord
 import atexit
 import functools
 import math
+import operator
 
 import numpy as np
 
@@ -431,7 +432,13 @@ class ndarray(_native.ArrayBase):
         _check_device("fill", self)
         _assign(self, value, stream)
 
-    def item(self, *args):
+    # item(): ArrayBase's for a size-1 array without arguments (array.c), else this.
+    def _item_slow(self, *args):
+        if len(args) == 1 and not isinstance(args[0], tuple):  # a flat (C-order) index, as NumPy's item(i)
+            i = operator.index(args[0])
+            if not -self.size <= i < self.size:
+                raise IndexError(f"index {i} is out of bounds for size {self.size}")
+            return self[np.unravel_index(i % self.size, self.shape)].item()
         if args:
             return self[args if len(args) > 1 else args[0]].item()
         if self.size != 1:

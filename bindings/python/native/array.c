@@ -370,7 +370,45 @@ static PyObject *array_view(PyObject *self, PyObject *const *argv, Py_ssize_t ar
     return make_view((hkp_array *)self, ndim, shape, strides, offset);
 }
 
+static PyObject *n_item_slow;
+
+/* item(): the one element of a size-1 array as a Python scalar, read with a synchronous copy (after the
+ * work queued before it); anything else (arguments, another size, another device) is Python's
+ * (_item_slow), which handles it or raises NumPy's error. */
+static PyObject *array_item(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    hkp_array *a = (hkp_array *)self;
+    int device = 0;
+    _Alignas(8) unsigned char v[8];
+    if (argc || a->size != 1 || !a->np_dtype || hk_device_get(&device) != HK_SUCCESS || device != a->device ||
+        hk_memcpy_dtoh(v, a->data, (size_t)a->itemsize) != HK_SUCCESS)
+    {
+        PyObject **stack = PyMem_Malloc(sizeof(PyObject *) * (size_t)(argc + 1));
+        if (!stack)
+            return PyErr_NoMemory();
+        stack[0] = self;
+        for (Py_ssize_t i = 0; i < argc; i++)
+            stack[i + 1] = argv[i];
+        PyObject *result = PyObject_VectorcallMethod(n_item_slow, stack, (size_t)argc + 1, NULL);
+        PyMem_Free(stack);
+        return result;
+    }
+    switch (a->dtype) {
+    case HK_BOOL: return PyBool_FromLong(v[0] != 0);
+    case HK_INT8: return PyLong_FromLong(*(int8_t *)v);
+    case HK_UINT8: return PyLong_FromLong(*(uint8_t *)v);
+    case HK_INT32: return PyLong_FromLong(*(int32_t *)v);
+    case HK_UINT32: return PyLong_FromUnsignedLong(*(uint32_t *)v);
+    case HK_INT64: return PyLong_FromLongLong(*(int64_t *)v);
+    case HK_UINT64: return PyLong_FromUnsignedLongLong(*(uint64_t *)v);
+    case HK_FLOAT16: return PyFloat_FromDouble(PyFloat_Unpack2((const char *)v, 1));
+    case HK_FLOAT32: return PyFloat_FromDouble(*(float *)v);
+    default: return PyFloat_FromDouble(*(double *)v);
+    }
+}
+
 static PyMethodDef array_methods[] = {
+    {"item", (PyCFunction)(void (*)(void))array_item, METH_FASTCALL, "The one element as a Python scalar."},
     {"_setup", (PyCFunction)(void (*)(void))array_setup, METH_FASTCALL, "Set up a new array (once)."},
     {"_view", (PyCFunction)(void (*)(void))array_view, METH_FASTCALL, "A view of this array's memory."},
     {NULL, NULL, 0, NULL},
@@ -504,7 +542,8 @@ PyMethodDef hkp_array_methods_module[] = {
 int hkp_array_ready(PyObject *module)
 {
     n_getitem_slow = PyUnicode_InternFromString("_getitem_slow");
-    if (!n_getitem_slow || PyType_Ready(&hkp_array_type) < 0)
+    n_item_slow = PyUnicode_InternFromString("_item_slow");
+    if (!n_getitem_slow || !n_item_slow || PyType_Ready(&hkp_array_type) < 0)
         return -1;
     return PyModule_AddObjectRef(module, "ArrayBase", (PyObject *)&hkp_array_type);
 }
