@@ -587,3 +587,20 @@ def test_item_float_int_of_one_element_read_in_c(rng, dtype):
     assert float(x[0, 1]) == float(a[0, 1]) and int(x[2, 0]) == int(a[2, 0])
     with pytest.raises(ValueError, match="size 1"):
         x.item()
+
+
+def test_an_int64_index_array_gathers_in_c(rng):
+    a = rng.standard_normal((50, 3)).astype(np.float32)
+    x = hipkit.asarray(a)
+    for i in (rng.integers(-50, 50, 17), rng.integers(0, 50, (4, 5)), np.array([], np.int64), np.array(7)):
+        idx = hipkit.asarray(i.astype(np.int64))
+        want = a[i]
+        with in_c():
+            got = x[idx]
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+    with handed_on():
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[hipkit.asarray(np.array([3, 50]))]  # checked: IndexError, as NumPy
+    with handed_on():
+        np.testing.assert_array_equal(x[hipkit.asarray(np.array([1, 2], np.int32))].get(), a[[1, 2]])  # int32

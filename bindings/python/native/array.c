@@ -486,15 +486,50 @@ static PyObject *basic_index(hkp_array *a, PyObject *key)
     return make_view(a, out, shape, strides, offset);
 }
 
+/* view[indices] for an int64 hipkit array of indices on the same device (a gather along axis 0:
+ * hk_take, which checks the indices, waiting for the device to learn whether one is out of range); NULL
+ * without an error for anything else or any failure (the Python path raises IndexError naming it). */
+static PyObject *take_index(hkp_array *a, PyObject *key)
+{
+    if (!hkp_is_array(key) || a->ndim == 0)
+        return NULL;
+    const hkp_array *k = (const hkp_array *)key;
+    int device = 0;
+    if (!k->np_dtype || k->dtype != HK_INT64 || k->ndim + a->ndim - 1 > HK_MAX_DIMS ||
+        hk_device_get(&device) != HK_SUCCESS || a->device != device || k->device != device)
+        return NULL;
+    int64_t shape[HK_MAX_DIMS];
+    int ndim = 0;
+    for (int d = 0; d < k->ndim; d++)
+        shape[ndim++] = k->shape[d];
+    for (int d = 1; d < a->ndim; d++)
+        shape[ndim++] = a->shape[d];
+    PyObject *result = hkp_new_array(ndim, shape, a->dtype, device);
+    if (!result)
+        return NULL;
+    hk_array in, indices, out;
+    hkp_describe(a, &in);
+    hkp_describe(k, &indices);
+    hkp_describe((const hkp_array *)result, &out);
+    if (hk_take(&in, &indices, 0, &out, HK_TAKE_RAISE, NULL) != HK_SUCCESS) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    return result;
+}
+
 static PyObject *n_getitem_slow;
 
 static PyObject *array_subscript(PyObject *self, PyObject *key)
 {
     if (self->ob_type == hkp.ndarray) {
         PyObject *view = basic_index((hkp_array *)self, key);
+        if (!view && !PyErr_Occurred())
+            view = take_index((hkp_array *)self, key);
         if (view || PyErr_Occurred())
             return view;
     }
+    hkp_handed_on++;
     return PyObject_CallMethodOneArg(self, n_getitem_slow, key);
 }
 
