@@ -12,3 +12,5 @@ HIPKIT_LAUNCH_API=runtime "$build/bench/pool_bench" 20000 3 | grep -E "empty|hk_
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/ops_bench.py" "$build"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/library_bench.py" "$build"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/kernel_bench.py" "$build"
+PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/percall_bench.py" "$build"
+PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/import_bench.py" "$build"
