@@ -25,7 +25,14 @@ uint32, int64, uint64, float32, float64 (and float16, outside the standard). Not
 uint16 and complex dtypes, set functions,
 searchsorted, linalg and fft extensions. Creation functions take device= (a hipkit.Device, a device
 number, "cpu" or "gpu"). tests/python/test_array_api.py lists every deviation.
+
+The package is layered: each module imports only modules below it, at its top (errors, device, _dtypes,
+_layout, array, interop, the op families of _ops, ops, _array_api, linalg, random, kernel, and this one
+last; tests/python/test_package_layers.py holds the order). ndarray's methods and operators are installed
+by the module that implements them, once it has defined them.
 """
+import sys as _sys
+
 from .errors import (CompileError, HipkitError, InternalError, InvalidArgumentError, InvalidDeviceError,
                      InvalidHandleError, LaunchError, NoDeviceError, NotReadyError,
                      NotSupportedError, OutOfMemoryError, RuntimeGPUError)
@@ -33,19 +40,23 @@ from .device import (Device, Event, Stream, device_count, get_device, gpu_count,
                      runtime_version, set_pool_limit, trim_pool)
 from .device import version as _library_version
 from .array import (arange, array, asarray, ascontiguousarray, asnumpy, broadcast_to, concatenate, copy,
-                    empty, empty_like, expand_dims, full, full_like, linspace, ndarray, ones, ones_like, ravel,
+                    empty, empty_like, expand_dims, full, full_like, ndarray, ones, ones_like, ravel,
                     reshape, squeeze, stack, swapaxes, transpose, zeros, zeros_like)
+from ._ops.elementwise import linspace
 from .ops import (all, amax, amin, any, argmax, argmin, argsort, around, clip, count_nonzero, cumprod,  # noqa: F401
                   cumsum, dot, flatnonzero, inner, matmul, max, mean, min, mod, nonzero, positive, prod, put, round,
                   sort, std, sum, take, true_divide, var, vdot, where, axpy, bitwise_not, invert)
-from . import ops as _ops
+from . import ops
 # Every elementwise function of the library's op table (hk_op_get_info), under NumPy's and the array API's
 # names: add, subtract, ..., arctan2 and atan2, left_shift and bitwise_left_shift, ...
-globals().update({_name: getattr(_ops, _name) for _name in _ops._UFUNC_NAMES})
+globals().update({_name: getattr(ops, _name) for _name in ops._UFUNC_NAMES})
 from . import linalg
+from . import _array_api
 from ._array_api import (__array_api_version__, astype, broadcast_arrays, broadcast_shapes, can_cast,  # noqa: F401
                          concat, cumulative_prod, cumulative_sum, finfo, flip, iinfo, isdtype, matrix_transpose,
                          moveaxis, permute_dims, result_type, unstack)
+# x.__array_namespace__() is this module: installed here, the one module above all the others.
+_array_api.install_namespace(_sys.modules[__name__])
 from .interop import from_dlpack, pinned_empty
 from numpy import (bool_, float16, float32, float64, int8, int32, int64, uint8, uint32, uint64,  # noqa: F401
                    e, inf, nan, newaxis, pi)

@@ -5,7 +5,8 @@ import numpy as np
 
 from . import _dtypes
 from . import _layout
-from .array import _dtype, concatenate, ndarray, ones, zeros
+from ._ops.scan_sort import cumprod, cumsum
+from .array import _dtype, _install_method, concatenate, ndarray, ones, zeros
 
 __array_api_version__ = "2023.12"
 # The versions __array_namespace__(api_version=...) accepts: hipkit implements the same subset for each.
@@ -22,6 +23,20 @@ def check_api_version(api_version):
     if api_version not in API_VERSIONS:
         raise ValueError(f"hipkit does not implement array API version {api_version!r}; it implements a "
                          f"subset of {', '.join(API_VERSIONS)}")
+
+
+def install_namespace(namespace):
+    """ndarray.__array_namespace__, returning `namespace`: hipkit itself, which calls this (hipkit/__init__.py:
+    the package is above every module of it, so none imports it)."""
+    def __array_namespace__(self, /, *, api_version=None):
+        """The module implementing the array API standard's functions for this array: hipkit (the
+        subset it implements: see hipkit's docstring). api_version: None (the latest hipkit knows)
+        or "2021.12", "2022.12" or "2023.12"; any other value raises (ValueError; TypeError for a
+        non-string), as the standard asks."""
+        check_api_version(api_version)
+        return namespace
+
+    _install_method(__array_namespace__)
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -88,7 +103,6 @@ def broadcast_arrays(*arrays):
 
 
 def _cumulative(name, x, axis, dtype, include_initial):
-    from . import ops
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"{name}: axis must be given for arrays of more than one dimension")
@@ -96,7 +110,7 @@ def _cumulative(name, x, axis, dtype, include_initial):
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have at least one dimension")
     axis = _layout.normalize_axis(axis, x.ndim)
-    result = (ops.cumsum if name == "cumulative_sum" else ops.cumprod)(x, axis=axis, dtype=dtype)
+    result = (cumsum if name == "cumulative_sum" else cumprod)(x, axis=axis, dtype=dtype)
     if not include_initial:
         return result
     shape = x.shape[:axis] + (1,) + x.shape[axis + 1:]

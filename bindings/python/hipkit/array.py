@@ -3,8 +3,12 @@ share memory with their base), its conversions, and the creation functions (each
 hipkit.Device, a device number, "cpu" or "gpu"; None is the calling thread's current device).
 
 Ten dtypes: bool, int8, uint8, int32, uint32, int64, uint64, float16, float32,
-float64. The math (hipkit.add, hipkit.sum, ...) lives in hipkit.ops and maps
-to the C library's op families; the methods and operators here call it.
+float64. The math (hipkit.add, hipkit.sum, ...) lives in hipkit._ops (hipkit.ops
+gathers it) and maps to the C library's op families. This module is below it and
+imports nothing above it: the methods and operators over the math (x.sum(), x + y,
+advanced indexing, x.sort()), DLPack's (hipkit.interop) and __array_namespace__
+(hipkit itself) are installed on ndarray by the modules that implement them, when
+they load (_install_method).
 Work passed a `stream=` runs asynchronously there: keep its arrays alive until
 that stream has finished with them (freed memory is reused in default-stream order).
 """
@@ -12,6 +16,7 @@ import atexit
 import functools
 import math
 import operator
+import types
 
 import numpy as np
 
@@ -19,7 +24,7 @@ from . import _dtypes
 from . import _layout
 from ._ffi import ffi, lib
 from . import _native  # the binding's C core (bindings/python/native): the array's data, the common calls
-from .device import Device, _size, _stream_handle, device_count
+from .device import Device, _size, _stream_handle, device_count, platform
 from .errors import check
 
 _NAMES = ("bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64")
@@ -290,15 +295,13 @@ class ndarray(_native.ArrayBase):
         if _layout.is_basic_index(key):
             shape, strides, offset = _layout.basic_index(self.shape, self._el_strides, self._offset, key)
             return self._view(shape, strides, offset)
-        from . import ops
-        return ops._advanced_get(self, key)
+        return self._advanced_get(key)  # installed by hipkit._ops.indexing, which implements it
 
     def __setitem__(self, key, value):
         if _layout.is_basic_index(key):
             target = self[key]
         else:
-            from . import ops
-            return ops._advanced_set(self, key, value)
+            return self._advanced_set(key, value)  # installed by hipkit._ops.indexing
         _assign(target, value)
 
     # ------------------------------------------------------------- conversion
@@ -380,28 +383,8 @@ class ndarray(_native.ArrayBase):
             _move(out, source)
         return out
 
-    def __array_namespace__(self, /, *, api_version=None):
-        """The module implementing the array API standard's functions for this array: hipkit (the
-        subset it implements: see hipkit's docstring). api_version: None (the latest hipkit knows)
-        or "2021.12", "2022.12" or "2023.12"; any other value raises (ValueError; TypeError for a
-        non-string), as the standard asks."""
-        from . import _array_api
-        _array_api.check_api_version(api_version)
-        import hipkit
-        return hipkit
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from . import interop
-        return interop.to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
-
-    def __dlpack_device__(self):
-        from . import interop
-        return interop.dlpack_device(self)
-
-    @property
-    def __cuda_array_interface__(self):
-        from . import interop
-        return interop.cuda_array_interface(self)
+    # __array_namespace__ (hipkit itself: installed by hipkit/__init__.py), __dlpack__, __dlpack_device__ and
+    # __cuda_array_interface__ (installed by hipkit.interop, which implements them) are not written here.
 
     def copy(self, stream=None):
         """A C-contiguous copy on the same device (a strided view is gathered there)."""
@@ -525,16 +508,17 @@ class ndarray(_native.ArrayBase):
     def __hash__(self):
         raise TypeError("unhashable type: 'hipkit.ndarray'")
 
-    # The methods over hipkit.ops (sum, max, cumsum, take, ...) and the operators (__add__, __neg__,
-    # __eq__, ...) are installed by hipkit.ops, which implements them: the same callables as the
-    # functions, so x.sum() takes the C path hipkit.sum(x) takes.
+    # The methods over the math (sum, max, cumsum, take, ..., and sort, in place) and the operators
+    # (__add__, __neg__, __eq__, __matmul__, ...) are installed by the modules of hipkit._ops that implement
+    # them: the same callables as the functions, so x.sum() takes the C path hipkit.sum(x) takes.
 
-    @_on_data
-    def sort(self, axis=-1, stream=None):
-        """Sort in place along `axis` (stable; NaN last)."""
-        from . import ops
-        ops._sort_into(self, axis, self, None, stream)
 
+def _install_method(method):
+    """ndarray.<its name> = method (a function, or a property over one), named as if the class body had
+    it: for the methods implemented in the modules above this one, which install them when they load."""
+    fn = method.fget if isinstance(method, property) else method
+    fn.__qualname__ = f"ndarray.{fn.__name__}"
+    setattr(ndarray, fn.__name__, method)
 
 
 # ---------------------------------------------------------------- the C descriptor
@@ -708,19 +692,10 @@ def arange(start, stop=None, step=1, dtype=None, stream=None, *, device=None):
     return array
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, stream=None, *, device=None):
-    """NumPy's linspace: `num` evenly spaced values from start to stop."""
-    num = _size(num, "num")
-    div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else 0.0
-    out_dtype = _dtype(np.result_type(float(start), float(stop)) if dtype is None else dtype)
-    from . import ops
-    with _scope(device):
-        values = arange(0, num, 1, np.float64, stream)
-        result = ops.add(ops.multiply(values, float(step)), float(start))
-        if endpoint and num > 1:
-            result[-1] = float(stop)
-        return result.astype(out_dtype, copy=False, stream=stream)
+# How asarray reads other libraries' arrays (DLPack producers, __cuda_array_interface__): with hipkit.interop's
+# from_dlpack and from_cuda_array_interface, DLPack first for data outside the DLPack device types of host
+# memory (HOST_DEVICE_TYPES). interop is above this module (it makes ndarrays) and fills these in when it loads.
+_readers = types.SimpleNamespace(HOST_DEVICE_TYPES=(), from_dlpack=None, from_cuda_array_interface=None)
 
 
 def asarray(obj, dtype=None, *, device=None, copy=None):
@@ -748,9 +723,8 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
         if device_data:
             result = asarray(obj)
         elif Device._of(_current_device()).kind == "cpu" and hasattr(obj, "__dlpack__"):
-            from . import interop
             try:
-                result = interop.from_dlpack(obj, copy=False)  # host memory: the CPU device shares it
+                result = _readers.from_dlpack(obj, copy=False)  # host memory: the CPU device shares it
             except BufferError:  # read-only, or not host memory
                 result = None
         else:
@@ -763,12 +737,11 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
             return obj.astype(dtype)
         return obj
     if not isinstance(obj, np.ndarray):
-        from . import interop
         # DLPack first: it says which device the data is on
-        if hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) not in interop.HOST_DEVICE_TYPES:
-            return asarray(interop.from_dlpack(obj), dtype)
-        if hasattr(obj, "__cuda_array_interface__") and interop.platform() == "nvidia":
-            return asarray(interop.from_cuda_array_interface(obj), dtype)
+        if hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) not in _readers.HOST_DEVICE_TYPES:
+            return asarray(_readers.from_dlpack(obj), dtype)
+        if hasattr(obj, "__cuda_array_interface__") and platform() == "nvidia":
+            return asarray(_readers.from_cuda_array_interface(obj), dtype)
     host = np.asarray(obj)
     if dtype is None:
         if host.dtype.kind == "U" or host.dtype == object:
@@ -906,9 +879,6 @@ def copy(a, *, device=None):
     """A copy of `a` (on `device` when given, else on a's device, or the current one for host data)."""
     a = asarray(a)
     return a.copy() if device is None or _target(device) == a._device else a.to_device(device)
-
-
-
 
 
 def _configure_native():

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _layout
 from ._ffi import ffi, lib
-from .array import _HK_DTYPE, _check_size, _current_device, _dims, _on, _target, ndarray
+from .array import _HK_DTYPE, _check_size, _current_device, _dims, _install_method, _on, _readers, _target, ndarray
 from .device import Device, _Exit, platform
 from .errors import check
 
@@ -386,3 +386,26 @@ class _PinnedArray(np.ndarray):
     def __array_finalize__(self, obj):
         if obj is not None and not hasattr(self, "_hipkit_pinned"):
             self._hipkit_pinned = getattr(obj, "_hipkit_pinned", None)
+
+
+# ---------------------------------------------------------------- ndarray's side
+
+def _install():
+    """ndarray's __dlpack__, __dlpack_device__ and __cuda_array_interface__ over the functions above, and
+    asarray's readers of other libraries' arrays (hipkit.array is below this module: it cannot import it)."""
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        return dlpack_device(self)
+
+    def __cuda_array_interface__(self):
+        return cuda_array_interface(self)
+
+    for method in (__dlpack__, __dlpack_device__, property(__cuda_array_interface__)):
+        _install_method(method)
+    _readers.HOST_DEVICE_TYPES = HOST_DEVICE_TYPES
+    _readers.from_dlpack, _readers.from_cuda_array_interface = from_dlpack, from_cuda_array_interface
+
+
+_install()

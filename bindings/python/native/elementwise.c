@@ -3,7 +3,7 @@
  * ufunc(op, arity, mode, loop, result, fallback) makes the callable behind hipkit.add & co. and
  * hipkit.where (mode 0: (x1, x2, out=None, stream=None); where: (condition, x, y, out=None, stream=None)), ndarray's operators (mode 1: (self, other)), in-place operators
  * (mode 2: self is out) and reflected operators (mode 3: other op self). `loop` and `result` are the
- * op's row of the dtype rules as Python works them out from the op table (ops._loop_dtypes): for the
+ * op's row of the dtype rules as Python works them out from the op table (_ops.elementwise._loop_dtypes): for the
  * promoted dtype T, the dtype the kernel computes in and the result's (bytes of hk_dtype codes, -1
  * where NumPy refuses); the promotion itself is configure()'s table (NumPy 2, NEP 50).
  *

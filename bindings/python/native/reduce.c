@@ -3,7 +3,7 @@
  * reduction(op, signature, result, fallback) makes the callable behind hipkit.sum, prod, mean (signature
  * 0: (a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None)), min, max, any, all (1: (a,
  * axis=None, out=None, keepdims=False, *, stream=None)) and argmin, argmax (2: axis one int or None).
- * `result` is the result dtype for each input dtype (ops._reduce_dtype, bytes of hk_dtype codes).
+ * `result` is the result dtype for each input dtype (_ops.reduce._reduce_dtype, bytes of hk_dtype codes).
  *
  * What C does completely: a hipkit array of any layout on the current device, axis None, an int or a
  * tuple of ints (negative from the end), keepdims, a stream; dtype and out None; a new output. Everything

@@ -1,9 +1,11 @@
-"""Advanced assignment, x[key] = value with integer or boolean array indices (issue 5), through the C
-library's hk_put (the scatter that inverts hk_take).
+"""Indexing: take (hk_take), nonzero and flatnonzero, where (x where a condition is true, y elsewhere: its
+common calls in C, hipkit._native.ufunc; with only a condition, nonzero), x[key] for an integer or boolean
+array index (a gather: take) and advanced assignment, x[key] = value with integer or boolean array
+indices (issue 5), and numpy.put, through the C library's hk_put (the scatter that inverts hk_take).
 
-Supported, as NumPy does it: any mix of basic indices (ints, slices, `...`, None) and integer arrays
-(hipkit arrays, NumPy arrays, lists; broadcast together) and boolean masks (each turned into its
-nonzero() indices, which waits for the GPU), with NumPy's placement of the broadcast index dimensions
+Advanced assignment supports, as NumPy does it: any mix of basic indices (ints, slices, `...`, None) and
+integer arrays (hipkit arrays, NumPy arrays, lists; broadcast together) and boolean masks (each turned into
+its nonzero() indices, which waits for the GPU), with NumPy's placement of the broadcast index dimensions
 (where the first array index was when the array indices are adjacent, else first). value is
 converted to x's dtype (Python scalars as NEP 50 says: an int out of x's range raises OverflowError)
 and broadcast to the indexing result's shape. Indices out of range raise IndexError, and then
@@ -12,21 +14,142 @@ nothing is written. Duplicate indices: which value lands is unspecified, as in N
 One integer array index becomes one hk_put along its axis (the RAISE check waits for the GPU); several
 are bounds-checked (with reductions, which wait for the GPU), combined into C-order positions of the
 sliced view and put flat. A full-shape mask with a scalar or one-element value is a `where` (no wait).
+
+Installs ndarray's take, put and nonzero methods and the advanced paths of its indexing (_advanced_get,
+_advanced_set, which ndarray's _getitem_slow and __setitem__ call).
 """
 import builtins
 import re
 
 import numpy as np
 
-from . import _layout
-from ._ffi import lib
-from .array import _check_device, _desc, _on_data, _overlaps, asarray, ndarray
-from .device import _stream_handle
-from .errors import InvalidArgumentError, check
+from .. import _layout
+from .._ffi import lib
+from ..array import _check_device, _copy_into, _desc, _on_data, _overlaps, arange, asarray, ndarray
+from ..device import _stream_handle
+from ..errors import InvalidArgumentError, check
+from ._base import _BOOL, _INT64, _array_arg
+from .elementwise import _OPS, _fast, _ufunc_general, add, multiply, not_equal, remainder
+from .reduce import max as _max, min as _min
 
-_BOOL = np.dtype(np.bool_)
-_INT64 = np.dtype(np.int64)
-_MODES = {"raise": lib.HK_TAKE_RAISE, "wrap": lib.HK_TAKE_WRAP, "clip": lib.HK_TAKE_CLIP}
+_TAKE_MODES = {"raise": lib.HK_TAKE_RAISE, "wrap": lib.HK_TAKE_WRAP, "clip": lib.HK_TAKE_CLIP}
+
+
+def _indices(name, indices):
+    if isinstance(indices, ndarray):
+        if indices.dtype.kind not in "iu":
+            raise IndexError(f"{name}: arrays used as indices must be of integer (or boolean) type")
+        return indices if indices.dtype == _INT64 else indices.astype(_INT64)
+    host = np.asarray(indices)
+    if host.dtype.kind not in "iu" and host.size:
+        raise IndexError(f"{name}: arrays used as indices must be of integer (or boolean) type")
+    return asarray(host.astype(np.int64))
+
+
+@_on_data
+def take(a, indices, axis=None, out=None, mode="raise", *, stream=None):
+    """numpy.take: elements of `a` at `indices` along `axis` (None: the
+    flattened array). mode 'raise' (the default) waits for the GPU to learn
+    whether an index was out of range (IndexError); 'wrap' and 'clip' do not."""
+    a = _array_arg("take", a)
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    idx = _indices("take", indices)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    axis = _layout.normalize_axis(axis, builtins.max(a.ndim, 1)) if a.ndim else _layout.normalize_axis(axis, 1)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    shape = a.shape[:axis] + idx.shape + a.shape[axis + 1:]
+    _layout._check_ndim(len(shape))
+    if out is not None and (not isinstance(out, ndarray) or out.shape != shape or out.dtype != a.dtype):
+        raise ValueError(f"take: out must be a hipkit.ndarray of shape {shape} and dtype {a.dtype}")
+    _check_device("take", a, idx, *([out] if out is not None else []))
+    target = out if out is not None and not _overlaps(out, a) and not _overlaps(out, idx) else \
+        ndarray._empty(shape, a.dtype)
+    try:
+        check(lib.hk_take(_desc(a), _desc(idx), axis, _desc(target), _TAKE_MODES[mode], _stream_handle(stream)))
+    except InvalidArgumentError as error:
+        if "out of" in str(error) or "bounds" in str(error):
+            raise IndexError(str(error)) from None
+        raise
+    if out is not None and target is not out:
+        _copy_into(out, target, stream)
+        return out
+    return target
+
+
+@_on_data
+def nonzero(a):
+    """The indices of the non-zero elements, one int64 array per dimension.
+    Waits for the GPU: the result's size depends on the data."""
+    a = _array_arg("nonzero", a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
+                         "instead.")
+    flags = a if a.dtype == _BOOL else not_equal(a, 0)
+    return tuple(asarray(ix.astype(np.int64)) for ix in np.nonzero(flags.get()))
+
+
+def flatnonzero(a):
+    return nonzero(_array_arg("flatnonzero", a).ravel())[0]
+
+
+def where(condition, x=None, y=None, /, *, out=None, stream=None):
+    """x where condition is true, y elsewhere (broadcast); with only a
+    condition, NumPy's nonzero(condition) (waits for the GPU)."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return _ufunc_general(_OPS["where"], (condition, x, y), out, stream)
+
+
+where = _fast(_OPS["where"], 0, where)  # where(condition, x, y) in C (native/elementwise.c)
+
+
+def _split_key(key):
+    """(basic part with the advanced index replaced by ':', axis of the advanced index, the index) for a key
+    with exactly one advanced (array or list) index; None otherwise."""
+    items = key if isinstance(key, tuple) else (key,)
+    advanced = [i for i, item in enumerate(items) if isinstance(item, (ndarray, np.ndarray, list))
+                or type(item) is bool or isinstance(item, np.bool_)]
+    if len(advanced) != 1:
+        return None
+    pos = advanced[0]
+    if builtins.any(item is Ellipsis or item is None for item in items[:pos]):
+        return None
+    basic = items[:pos] + (slice(None),) + items[pos + 1:]
+    return basic, pos, items[pos]
+
+
+@_on_data
+def _advanced_get(x, key):
+    """x[key] for one integer or boolean array index (the rest basic): a gather (take)."""
+    if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and key.shape == x.shape \
+            and x.ndim != 1:
+        return take(x.ravel(), flatnonzero(key))
+    split = _split_key(key)
+    if split is None:
+        raise NotImplementedError("hipkit indexing takes at most one integer or boolean array index (combined "
+                                  "with slices and integers after it); index step by step instead")
+    basic, axis, index = split
+    view = x[basic]
+    if isinstance(index, (ndarray, np.ndarray)) and np.dtype(index.dtype) == _BOOL or \
+            isinstance(index, list) and index and builtins.all(type(i) is bool for i in index):
+        mask = index if isinstance(index, ndarray) else asarray(np.asarray(index, dtype=bool))
+        if mask.ndim != 1 or mask.shape[0] != view.shape[axis]:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; size of axis is "
+                             f"{view.shape[axis]} but size of corresponding boolean axis is {mask.shape[-1]}")
+        index = flatnonzero(mask)
+    # Integers before the advanced index removed axes: count them.
+    items = basic if isinstance(basic, tuple) else (basic,)
+    removed = builtins.sum(1 for item in items[:axis] if not isinstance(item, slice))
+    return take(view, index, axis=axis - removed)
+
+
+# ---------------------------------------------------------------- advanced assignment and put
+
 _OUT_OF_BOUNDS = re.compile(r"index -?\d+ is out of bounds for axis \d+ with size \d+")
 
 
@@ -111,7 +234,6 @@ def _parse(x, key):
                     raise IndexError(f"boolean index did not match indexed array along axis {axis + k}; size "
                                      f"of axis is {x.shape[axis + k]} but size of corresponding boolean axis "
                                      f"is {mask.shape[k]}")
-            from .ops import nonzero
             for k, ix in enumerate(nonzero(mask)):
                 entries.append(("array", ix, axis + k, True))  # in range by construction
             axis += mask.ndim
@@ -170,7 +292,6 @@ def _check_bounds(ix, size, axis):
     """IndexError naming the first index (C order) outside [-size, size); waits for the GPU."""
     if not ix.size:
         return
-    from .ops import max as _max, min as _min
     low, high = int(_min(ix).item()), int(_max(ix).item())
     if low >= -size and high < size:
         return
@@ -181,14 +302,13 @@ def _check_bounds(ix, size, axis):
 
 def advanced_set(x, key, value):
     """x[key] = value for keys with integer or boolean arrays (see the module's docstring)."""
-    from . import ops
     items = key if isinstance(key, tuple) else (key,)
     # A mask of x's shape with one value: a where, without waiting for the GPU.
     if len(items) == 1 and isinstance(items[0], ndarray) and items[0].dtype == _BOOL and \
             items[0].shape == x.shape and x.ndim and (not isinstance(value, ndarray) or value.size == 1):
         one = _value_array(value, x.dtype)
         if one.size == 1:
-            ops.where(items[0], one.reshape(()), x, out=x)
+            where(items[0], one.reshape(()), x, out=x)
             return
         value = one
     entries = _parse(x, key)
@@ -246,9 +366,9 @@ def advanced_set(x, key, value):
         ix = e[1]
         if not e[3]:
             _check_bounds(ix, view.shape[e[2]], e[2])
-            ix = ops.remainder(ix, view.shape[e[2]])
-        term = ops.multiply(ix, steps[e[2]])
-        flat = term if flat is None else ops.add(flat, term)
+            ix = remainder(ix, view.shape[e[2]])
+        term = multiply(ix, steps[e[2]])
+        flat = term if flat is None else add(flat, term)
     first = tags.index("index") if index_shape else len(tags)
     flat = flat.reshape((1,) * first + index_shape + (1,) * (len(tags) - first - len(index_shape)))
     slice_dims = [d for d, t in enumerate(tags) if t == "slice"]
@@ -256,14 +376,13 @@ def advanced_set(x, key, value):
     for d, axis in zip(slice_dims, slice_axes):
         shape = [1] * len(tags)
         shape[d] = view.shape[axis]
-        flat = ops.add(flat, ops.multiply(_arange(view.shape[axis]), steps[axis]).reshape(tuple(shape)))
+        flat = add(flat, multiply(_arange(view.shape[axis]), steps[axis]).reshape(tuple(shape)))
     if flat.shape != values.shape:  # the terms did not cover every dimension (extents of 1)
         flat = flat._broadcast_to(values.shape)
     put_raw(view, values, flat, lib.HK_PUT_FLAT, lib.HK_TAKE_WRAP)
 
 
 def _arange(n):
-    from .array import arange
     return arange(n, dtype=np.int64)
 
 
@@ -274,7 +393,7 @@ def put(a, ind, v, mode="raise", *, stream=None):
     whether an index is out of range (IndexError, nothing written), 'wrap' and 'clip' do not."""
     if not isinstance(a, ndarray):
         raise TypeError(f"put() argument 1 must be a hipkit.ndarray, not {type(a).__name__}")
-    if mode not in _MODES:
+    if mode not in _TAKE_MODES:
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     idx = _device_indices(ind).ravel()
     values = _value_array(v, a.dtype).ravel()
@@ -285,7 +404,27 @@ def put(a, ind, v, mode="raise", *, stream=None):
     if values.size == 0:
         return
     if values.size != idx.size:  # repeated cyclically, as NumPy's put
-        from .ops import take
         values = values.reshape(())._broadcast_to(idx.shape) if values.size == 1 else \
             take(values, _arange(idx.size), mode="wrap", stream=stream)
-    put_raw(a, values, idx, lib.HK_PUT_FLAT, _MODES[mode], stream)
+    put_raw(a, values, idx, lib.HK_PUT_FLAT, _TAKE_MODES[mode], stream)
+
+
+@_on_data
+def _advanced_set(x, key, value):
+    """x[key] = value with integer or boolean array indices: a scatter (hk_put), see advanced_set."""
+    advanced_set(x, key, value)
+
+
+# ---------------------------------------------------------------- methods on ndarray
+
+def _install_methods():
+    """ndarray's take, put and nonzero, bound straight to the functions above, and the advanced paths of
+    its indexing: _getitem_slow and __setitem__ (hipkit.array) hand an advanced key to _advanced_get and
+    _advanced_set."""
+    g = globals()
+    for name in ("take", "put", "nonzero"):
+        setattr(ndarray, name, g[name])
+    ndarray._advanced_get, ndarray._advanced_set = _advanced_get, _advanced_set
+
+
+_install_methods()
