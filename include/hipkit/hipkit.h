@@ -657,6 +657,19 @@ HK_API hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, c
 HK_API hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, const hk_array *out,
                         hk_take_mode mode, hk_stream stream);
 
+/* Boolean-mask selection, NumPy's in[mask] for a mask of in's shape, in two calls because the result's
+ * length depends on the data:
+ * hk_mask_count: *count = the number of true elements of `mask` (bool, any view; other dtypes:
+ * HK_ERROR_INVALID_ARGUMENT). Waits for `stream`: the count is read back (the one number copied to the
+ * host). An empty mask counts 0.
+ * hk_mask_select: out = the elements of `in` (any view, any of the ten dtypes, mask's shape) where mask
+ * is true, in C order. out is 1-d, in's dtype, any stride, and must have hk_mask_count's length for
+ * this mask (another length leaves its contents unspecified, but nothing outside out is written); out
+ * must not overlap in. Asynchronous on `stream`; computed on the device (a scan of the mask gives each
+ * element's place), from stream-ordered pool scratch. */
+HK_API hk_status hk_mask_count(const hk_array *mask, int64_t *count, hk_stream stream);
+HK_API hk_status hk_mask_select(const hk_array *in, const hk_array *mask, const hk_array *out, hk_stream stream);
+
 /* ------------------------------------------------- user kernels (run time) */
 
 /* Write a kernel once in HIP C++; hipkit compiles it at run time (hiprtc on

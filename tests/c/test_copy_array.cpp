@@ -14,6 +14,7 @@
 namespace
 {
 
+using hktest::DeviceMemory;
 using hktest::view; // tests/c/views.h
 
 // ---------------------------------------------------------- no GPU needed
@@ -272,6 +273,42 @@ TEST_F(CopyArrayOnGpu, StridedReversedBroadcastAndTransposedViews)
             if (!written[k] && !std::isnan(got[k]))
                 stray++;
         EXPECT_EQ(stray, 0u) << "elements outside the destination view were written";
+    }
+}
+
+// A copy into the same dtype keeps every bit: NaN payloads, signalling NaNs and -0.0 of each float
+// dtype, contiguous and through a reversed view (what hk_mask_select and gathers rely on).
+TEST_F(CopyArrayOnGpu, TheSameFloatDtypeCopiesBitsAsTheyAre)
+{
+    const uint16_t h[] = {0x7C01, 0x7D55, 0xFE01, 0x8000, 0x3C00, 0x7E00};
+    const uint32_t f[] = {0x7F800001u, 0x7FA00000u, 0xFFC00123u, 0x80000000u, 0x3F800000u, 0x7FC00000u};
+    const uint64_t d[] = {0x7FF0000000000001ull, 0x7FF4000000000000ull, 0xFFF8000000000123ull,
+                          0x8000000000000000ull, 0x3FF0000000000000ull, 0x7FF8000000000000ull};
+    const struct {
+        hk_dtype dtype;
+        const void *bits;
+        size_t item;
+    } cases[] = {{HK_FLOAT16, h, 2}, {HK_FLOAT32, f, 4}, {HK_FLOAT64, d, 8}};
+    for (const auto &c : cases) {
+        SCOPED_TRACE(hk_dtype_name(c.dtype));
+        const size_t bytes = 6 * c.item;
+        DeviceMemory src, dst;
+        ASSERT_HK_OK(src.allocate(bytes));
+        ASSERT_HK_OK(dst.allocate(bytes));
+        ASSERT_HK_OK(hk_memcpy_htod(src.get(), c.bits, bytes));
+        for (bool reversed : {false, true}) {
+            const hk_array a = reversed ? view(static_cast<char *>(src.get()) + 5 * c.item, c.dtype, {6}, {-1})
+                                        : view(src.get(), c.dtype, {6});
+            const hk_array b = view(dst.get(), c.dtype, {6});
+            ASSERT_HK_OK(hk_copy_array(&a, &b, nullptr));
+            std::vector<unsigned char> got(bytes);
+            ASSERT_HK_OK(hk_memcpy_dtoh(got.data(), dst.get(), bytes));
+            for (size_t e = 0; e < 6; e++) {
+                const size_t from = reversed ? 5 - e : e;
+                EXPECT_EQ(std::memcmp(&got[e * c.item], static_cast<const char *>(c.bits) + from * c.item, c.item), 0)
+                    << "element " << e << (reversed ? " (reversed view)" : "");
+            }
+        }
     }
 }
 

@@ -518,6 +518,36 @@ static PyObject *take_index(hkp_array *a, PyObject *key)
     return result;
 }
 
+/* view[mask] for a bool hipkit array of view's shape on the same device: the selected elements, 1-d,
+ * computed on the device with only their count read back (hk_mask_count, hk_mask_select); NULL without
+ * an error for anything else or any failure (the Python path handles it or raises NumPy's error). */
+static PyObject *mask_index(hkp_array *a, PyObject *key)
+{
+    if (!hkp_is_array(key) || a->ndim == 0)
+        return NULL;
+    const hkp_array *k = (const hkp_array *)key;
+    int device = 0;
+    if (!k->np_dtype || k->dtype != HK_BOOL || k->ndim != a->ndim ||
+        memcmp(k->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim) != 0 || hk_device_get(&device) != HK_SUCCESS ||
+        a->device != device || k->device != device)
+        return NULL;
+    hk_array in, mask, out;
+    hkp_describe(a, &in);
+    hkp_describe(k, &mask);
+    int64_t count = 0;
+    if (hk_mask_count(&mask, &count, NULL) != HK_SUCCESS)
+        return NULL;
+    PyObject *result = hkp_new_array(1, &count, a->dtype, device);
+    if (!result)
+        return NULL;
+    hkp_describe((const hkp_array *)result, &out);
+    if (count && hk_mask_select(&in, &mask, &out, NULL) != HK_SUCCESS) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    return result;
+}
+
 static PyObject *n_getitem_slow;
 
 static PyObject *array_subscript(PyObject *self, PyObject *key)
@@ -526,6 +556,8 @@ static PyObject *array_subscript(PyObject *self, PyObject *key)
         PyObject *view = basic_index((hkp_array *)self, key);
         if (!view && !PyErr_Occurred())
             view = take_index((hkp_array *)self, key);
+        if (!view && !PyErr_Occurred())
+            view = mask_index((hkp_array *)self, key);
         if (view || PyErr_Occurred())
             return view;
     }

@@ -24,14 +24,15 @@ import re
 import numpy as np
 
 from .. import _layout
-from .._ffi import lib
+from .._ffi import ffi, lib
 from ..array import _check_device, _copy_into, _desc, _on_data, _overlaps, arange, asarray, ndarray
 from ..device import _stream_handle
 from ..errors import InvalidArgumentError, check
 from ._base import _BOOL, _INT64, _array_arg
-from .elementwise import _OPS, _fast, _ufunc_general, add, multiply, not_equal, remainder
+from .elementwise import _OPS, _fast, _ufunc_general, add, floor_divide, multiply, not_equal, remainder
 from .reduce import max as _max, min as _min
 
+_NULL = ffi.NULL
 _TAKE_MODES = {"raise": lib.HK_TAKE_RAISE, "wrap": lib.HK_TAKE_WRAP, "clip": lib.HK_TAKE_CLIP}
 
 
@@ -81,18 +82,44 @@ def take(a, indices, axis=None, out=None, mode="raise", *, stream=None):
 
 @_on_data
 def nonzero(a):
-    """The indices of the non-zero elements, one int64 array per dimension.
-    Waits for the GPU: the result's size depends on the data."""
+    """The indices of the non-zero elements, one int64 array per dimension, computed on the device.
+    Waits for the device to count them: the result's size depends on the data."""
     a = _array_arg("nonzero", a)
     if a.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
                          "instead.")
+    flat = _flat_nonzero(a)
+    if a.ndim == 1:
+        return (flat,)
+    # The flat C-order positions into one index array per dimension, on the device.
+    out, step = [], a.size
+    for n in a.shape:
+        step //= n if n else 1
+        out.append(remainder(floor_divide(flat, step), n) if n else flat)
+    return tuple(out)
+
+
+def _select(a, mask):
+    """a[mask] for a bool mask of a's shape: the selected elements in C order, 1-d, computed on the device
+    (hk_mask_select), only their count read back (hk_mask_count, which waits for the device)."""
+    count = ffi.new("int64_t *")
+    check(lib.hk_mask_count(_desc(mask), count, _NULL))
+    out = ndarray._empty((count[0],), a.dtype)
+    if count[0]:
+        check(lib.hk_mask_select(_desc(a), _desc(mask), _desc(out), _NULL))
+    return out
+
+
+def _flat_nonzero(a):
+    """The flat C-order positions of a's non-zero elements (int64), computed on the device."""
     flags = a if a.dtype == _BOOL else not_equal(a, 0)
-    return tuple(asarray(ix.astype(np.int64)) for ix in np.nonzero(flags.get()))
+    return _select(arange(a.size, dtype=np.int64).reshape(a.shape), flags)
 
 
+@_on_data
 def flatnonzero(a):
-    return nonzero(_array_arg("flatnonzero", a).ravel())[0]
+    """The flat positions of the non-zero elements of a (int64). Waits for the device to count them."""
+    return _flat_nonzero(_array_arg("flatnonzero", a))
 
 
 def where(condition, x=None, y=None, /, *, out=None, stream=None):
@@ -127,8 +154,10 @@ def _split_key(key):
 def _advanced_get(x, key):
     """x[key] for one integer or boolean array index (the rest basic): a gather (take)."""
     if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and key.shape == x.shape \
-            and x.ndim != 1:
-        return take(x.ravel(), flatnonzero(key))
+            and x.ndim:
+        mask = key if isinstance(key, ndarray) else asarray(key)
+        _check_device("boolean indexing", x, mask)
+        return _select(x, mask)
     split = _split_key(key)
     if split is None:
         raise NotImplementedError("hipkit indexing takes at most one integer or boolean array index (combined "
