@@ -74,6 +74,8 @@ template <> struct convert_to<HK_BOOL> {
 template <> struct convert_to<HK_FLOAT32> {
     template <hk_dtype S> static HK_DEVICE float from(typename source<S>::stored v)
     {
+        if constexpr (S == HK_FLOAT32)
+            return v; // the same dtype: its bits as they are (NaN payloads, signalling NaNs), as NumPy's astype
         if constexpr (hk_dt::traits<S>::is_float)
             return (float)to_double<S>(v);
         else
@@ -83,6 +85,8 @@ template <> struct convert_to<HK_FLOAT32> {
 template <> struct convert_to<HK_FLOAT64> {
     template <hk_dtype S> static HK_DEVICE double from(typename source<S>::stored v)
     {
+        if constexpr (S == HK_FLOAT64)
+            return v; // the same dtype: its bits as they are (NaN payloads, signalling NaNs), as NumPy's astype
         if constexpr (hk_dt::traits<S>::is_float)
             return to_double<S>(v);
         else
@@ -92,6 +96,8 @@ template <> struct convert_to<HK_FLOAT64> {
 template <> struct convert_to<HK_FLOAT16> {
     template <hk_dtype S> static HK_DEVICE uint16_t from(typename source<S>::stored v)
     {
+        if constexpr (S == HK_FLOAT16)
+            return v; // the same dtype: its bits as they are (NaN payloads, signalling NaNs), as NumPy's astype
         // Through float: int64 -> float -> half rounds twice only for
         // magnitudes far beyond half's range, where both give infinity.
         if constexpr (hk_dt::traits<S>::is_float)
