@@ -69,8 +69,8 @@ class Data:
 
 def host_data():
     rng = np.random.default_rng(12)
-    x = rng.standard_normal(1000).astype(np.float32)
-    return {"x": x, "y": rng.standard_normal(1000).astype(np.float32), "k": x > 0.0,
+    x = rng.random(1000, np.float32)  # in [0, 1): sqrt and comparisons with 0.5 as users write them
+    return {"x": x, "y": rng.random(1000, np.float32), "k": x > 0.5,
             "i": rng.integers(0, 1000, 100).astype(np.int64), "m": rng.standard_normal((64, 64)).astype(np.float32),
             "z": np.zeros(1000, np.float32), "n": np.arange(1000, dtype=np.int64)}
 
