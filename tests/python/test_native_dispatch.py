@@ -629,3 +629,78 @@ def test_boolean_masks_select_on_the_device(rng):
     np.testing.assert_array_equal(hipkit.flatnonzero(hipkit.asarray(a > 0)).get(), np.flatnonzero(a > 0))
     with pytest.raises(IndexError):
         x[hipkit.asarray(np.ones((6, 6), bool))]  # a mask of another shape, as NumPy
+
+
+# ---------------------------------------------------------------- reshape, transpose, copy, astype, setitem in C
+
+def test_reshape_ravel_transpose_copy_astype_in_c(rng):
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    x = hipkit.asarray(a)
+    with in_c():
+        views = [(x.reshape(3, 8), a.reshape(3, 8)), (x.reshape((2, -1, 3)), a.reshape((2, -1, 3))),
+                 (x.reshape(-1), a.reshape(-1)), (x.ravel(), a.ravel()), (x.transpose(), a.transpose()),
+                 (x.transpose(1, 0), a.transpose(1, 0)), (x.transpose((-1, 0)), a.transpose((-1, 0))),
+                 (x[1:3].reshape(12), a[1:3].reshape(12)), (x.reshape(24, 1, 1)[::-1], a.reshape(24, 1, 1)[::-1])]
+    for got, want in views:
+        assert got.shape == want.shape and got.strides == want.strides and got.base is x
+        np.testing.assert_array_equal(got.get(), want)
+    with in_c():
+        made = [(x.copy(), a.copy()), (x.T.copy(), a.T.copy()), (x.astype(np.float64), a.astype(np.float64)),
+                (x.astype("int32"), a.astype("int32")), (x[:, ::-2].astype(np.float16), a[:, ::-2].astype(np.float16)),
+                (x.astype(np.float32, copy=False), a)]
+    for got, want in made:
+        assert got.shape == want.shape and got.dtype == want.dtype and got.flags["C_CONTIGUOUS"]
+        np.testing.assert_array_equal(got.get(), want)
+    assert x.astype(np.float32, copy=False) is x and x.astype(np.float32) is not x
+    with handed_on():
+        np.testing.assert_array_equal(x.T.reshape(24).get(), a.T.reshape(24))  # a strided reshape: a copy
+    with handed_on():
+        with pytest.raises(ValueError):
+            x.reshape(5, 5)
+    with handed_on():
+        with pytest.raises(ValueError):
+            x.transpose(0, 0)
+    with handed_on():
+        with pytest.raises(TypeError):
+            x.ravel(1)
+    with handed_on():
+        np.testing.assert_array_equal(x.T.ravel().get(), a.T.ravel())
+
+
+def test_assignment_into_basic_views_in_c(rng):
+    a = rng.standard_normal((5, 6)).astype(np.float64)
+    x = hipkit.asarray(a)
+    b = rng.standard_normal(6)
+    y = hipkit.asarray(b)
+    i = hipkit.asarray(np.arange(30, dtype=np.int32).reshape(5, 6))
+    want, iwant = a.copy(), np.arange(30, dtype=np.int32).reshape(5, 6)
+    with in_c():
+        x[1] = 2.5
+        x[2:4, ::2] = -1
+        x[0] = y  # an array, broadcast
+        x[4] = y[::-1]
+        x[:, 0] = True
+        i[1:3] = x[1:3]  # converted: float64 into int32
+        x[3] += 1.0  # the view assigned back to itself
+    want[1] = 2.5
+    want[2:4, ::2] = -1
+    want[0] = b
+    want[4] = b[::-1]
+    want[:, 0] = True
+    iwant[1:3] = want[1:3]
+    want[3] += 1.0
+    np.testing.assert_array_equal(x.get(), want)
+    np.testing.assert_array_equal(i.get(), iwant)
+    with handed_on():
+        x[1:] = x[:-1]  # overlap: through a temporary, as NumPy
+    want[1:] = want[:-1].copy()
+    np.testing.assert_array_equal(x.get(), want)
+    with handed_on():
+        with pytest.raises(OverflowError):
+            i[0] = 2**40
+    with handed_on():
+        i[0] = 1.75  # a float into an int array: cast by the Python path
+    iwant[0] = 1.75
+    np.testing.assert_array_equal(i.get(), iwant)
+    with pytest.raises(ValueError, match="cannot delete"):
+        del x[0]

@@ -254,7 +254,9 @@ class ndarray(_native.ArrayBase):
         return start + lo * self.itemsize, start + hi * self.itemsize
 
     # ------------------------------------------------------------- views
-    def reshape(self, *shape, order="C"):
+    # reshape, ravel, transpose, copy, astype and x[key] = value are ArrayBase's (native/array.c), which
+    # does the common calls and hands the rest to the _*_slow methods here.
+    def _reshape_slow(self, *shape, order="C"):
         if order != "C":
             raise NotImplementedError("reshape: only order='C' is supported")
         if len(shape) == 1 and not hasattr(shape[0], "__index__"):
@@ -265,13 +267,13 @@ class ndarray(_native.ArrayBase):
             return self.copy().reshape(new_shape)
         return self._resized_view(new_shape, strides, self._offset)
 
-    def ravel(self):
+    def _ravel_slow(self):
         return self.reshape(-1)
 
     def flatten(self):
         return self.copy().reshape(-1)
 
-    def transpose(self, *axes):
+    def _transpose_slow(self, *axes):
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
         shape, strides = _layout.transpose(self.shape, self._el_strides, axes or None)
@@ -297,7 +299,7 @@ class ndarray(_native.ArrayBase):
             return self._view(shape, strides, offset)
         return self._advanced_get(key)  # installed by hipkit._ops.indexing, which implements it
 
-    def __setitem__(self, key, value):
+    def _setitem_slow(self, key, value):
         if _layout.is_basic_index(key):
             target = self[key]
         else:
@@ -386,7 +388,7 @@ class ndarray(_native.ArrayBase):
     # __array_namespace__ (hipkit itself: installed by hipkit/__init__.py), __dlpack__, __dlpack_device__ and
     # __cuda_array_interface__ (installed by hipkit.interop, which implements them) are not written here.
 
-    def copy(self, stream=None):
+    def _copy_slow(self, stream=None):
         """A C-contiguous copy on the same device (a strided view is gathered there)."""
         with _on(self._device):
             out = ndarray._empty(self.shape, self.dtype)
@@ -398,7 +400,7 @@ class ndarray(_native.ArrayBase):
                     _copy_into(out, self, stream)
         return out
 
-    def astype(self, dtype, copy=True, stream=None):
+    def _astype_slow(self, dtype, copy=True, stream=None):
         """This array converted to `dtype` (NumPy's unsafe casting; floats out
         of an integer type's range saturate, NaN gives 0), on the same device."""
         dt = _dtype(dtype)

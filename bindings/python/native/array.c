@@ -407,8 +407,231 @@ static PyObject *array_item(PyObject *self, PyObject *const *argv, Py_ssize_t ar
     }
 }
 
+/* ---------------------------------------------------------------- methods in C, the rest in Python */
+
+/* self.<name>(*args, **kwargs): the Python method behind a C one (its rare cases, its errors). */
+static PyObject *slow(PyObject *self, PyObject *name, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    const Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *small[8], **stack = total < 8 ? small : PyMem_Malloc(sizeof(PyObject *) * (size_t)(total + 1));
+    if (!stack)
+        return PyErr_NoMemory();
+    stack[0] = self;
+    for (Py_ssize_t i = 0; i < total; i++)
+        stack[i + 1] = args[i];
+    hkp_handed_on++;
+    PyObject *result = PyObject_VectorcallMethod(name, stack, (size_t)(nargs + 1), kwnames);
+    if (stack != small)
+        PyMem_Free(stack);
+    return result;
+}
+
+static PyObject *n_reshape_slow, *n_ravel_slow, *n_transpose_slow, *n_copy_slow, *n_astype_slow, *n_setitem_slow, *n_stream,
+    *n_copy;
+
+/* The dims of a reshape of `size` elements of `itemsize` bytes (ints, one of them -1 at most); 0 when C
+ * leaves it to Python (other types, a size that does not match, dims NumPy refuses). */
+static int reshape_dims(PyObject *const *items, Py_ssize_t count, int64_t size, int itemsize, int64_t *dims)
+{
+    if (count > HK_MAX_DIMS)
+        return 0;
+    int unknown = -1;
+    int64_t known = 1, bytes = itemsize;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (!PyLong_CheckExact(items[k]))
+            return 0;
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(items[k], &overflow);
+        if (overflow || (n == -1 && PyErr_Occurred()))
+            return 0;
+        if (n == -1 && unknown < 0) {
+            unknown = (int)k;
+            continue;
+        }
+        if (n < 0 || (n && __builtin_mul_overflow(bytes, (int64_t)n, &bytes)))
+            return 0;
+        dims[k] = n;
+        known *= n;
+    }
+    if (unknown >= 0) {
+        if (known == 0 || size % known)
+            return 0;
+        dims[unknown] = size / known;
+    } else if (known != size) {
+        return 0;
+    }
+    return 1;
+}
+
+/* reshape(*shape): a C-contiguous array's new view; anything else is Python's (strided views, copies,
+ * order=, errors). */
+static PyObject *array_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    hkp_array *a = (hkp_array *)self;
+    PyObject *const *items = args;
+    Py_ssize_t count = nargs;
+    if (nargs == 1 && PyTuple_CheckExact(args[0])) {
+        items = &PyTuple_GET_ITEM(args[0], 0);
+        count = PyTuple_GET_SIZE(args[0]);
+    }
+    int64_t dims[HK_MAX_DIMS], strides[HK_MAX_DIMS], step = 1;
+    if (kwnames || !a->np_dtype || !a->contiguous || (nargs == 0) ||
+        !reshape_dims(items, count, a->size, a->itemsize, dims))
+        return slow(self, n_reshape_slow, args, nargs, kwnames);
+    for (Py_ssize_t k = count - 1; k >= 0; k--) {
+        strides[k] = step;
+        step *= dims[k] > 1 ? dims[k] : 1;
+    }
+    return make_view(a, (int)count, dims, strides, a->offset);
+}
+
+/* ravel(): a C-contiguous array's 1-d view; else Python's (a copy; its errors). */
+static PyObject *array_ravel(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    hkp_array *a = (hkp_array *)self;
+    if (nargs || kwnames || !a->np_dtype || !a->contiguous)
+        return slow(self, n_ravel_slow, args, nargs, kwnames);
+    const int64_t one = 1;
+    return make_view(a, 1, &a->size, &one, a->offset);
+}
+
+/* transpose(*axes): a view with the axes permuted (none: reversed); odd axes are Python's (its errors). */
+static PyObject *array_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    hkp_array *a = (hkp_array *)self;
+    if (!a->np_dtype || kwnames)
+        return slow(self, n_transpose_slow, args, nargs, kwnames);
+    if (nargs == 0 || (nargs == 1 && args[0] == Py_None))
+        return get_transpose(self, NULL);
+    PyObject *const *items = args;
+    Py_ssize_t count = nargs;
+    if (nargs == 1 && PyTuple_CheckExact(args[0])) {
+        items = &PyTuple_GET_ITEM(args[0], 0);
+        count = PyTuple_GET_SIZE(args[0]);
+    }
+    int64_t shape[HK_MAX_DIMS], strides[HK_MAX_DIMS];
+    unsigned seen = 0;
+    if (count != a->ndim)
+        return slow(self, n_transpose_slow, args, nargs, kwnames);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        long d = PyLong_CheckExact(items[k]) ? PyLong_AsLong(items[k]) : -1000;
+        if (d == -1 && PyErr_Occurred())
+            PyErr_Clear(), d = -1000;
+        d = d < 0 ? d + a->ndim : d;
+        if (d < 0 || d >= a->ndim || (seen >> d & 1))
+            return slow(self, n_transpose_slow, args, nargs, kwnames);
+        seen |= 1u << d;
+        shape[k] = a->shape[d];
+        strides[k] = a->strides[d];
+    }
+    return make_view(a, a->ndim, shape, strides, a->offset);
+}
+
+/* dst[...] = src (src broadcast and converted): a new contiguous array `dtype` of a's shape when dst is
+ * NULL. Returns the new reference to dst (or the new array), or NULL without an error to hand over. */
+static PyObject *copy_into(hkp_array *a, PyObject *dst_object, int dtype, hk_stream stream)
+{
+    int device = 0;
+    if (hk_device_get(&device) != HK_SUCCESS || device != a->device)
+        return NULL;
+    PyObject *dst = dst_object ? Py_NewRef(dst_object) : hkp_new_array(a->ndim, a->shape, dtype, device);
+    if (!dst)
+        return NULL;
+    const hkp_array *d = (const hkp_array *)dst;
+    hk_status s = HK_SUCCESS;
+    if (d->size) {
+        if (!dst_object && a->contiguous && dtype == a->dtype) {
+            const size_t bytes = (size_t)a->size * (size_t)a->itemsize;
+            s = stream ? hk_memcpy_dtod_async(d->data, a->data, bytes, stream) : hk_memcpy_dtod(d->data, a->data, bytes);
+        } else {
+            hk_array src_d, dst_d;
+            hkp_describe(a, &src_d);
+            hkp_describe(d, &dst_d);
+            s = hk_copy_array(&src_d, &dst_d, stream);
+        }
+    }
+    if (s != HK_SUCCESS)
+        Py_CLEAR(dst);
+    return dst;
+}
+
+/* The positional-or-keyword `stream` argument at position `position` (None when absent); 0 when the
+ * call has other keywords or too many arguments. */
+static int stream_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Py_ssize_t position,
+                           PyObject **stream)
+{
+    *stream = nargs > position ? args[position] : Py_None;
+    if (nargs > position + 1)
+        return 0;
+    for (Py_ssize_t i = 0; kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+        if (PyTuple_GET_ITEM(kwnames, i) != n_stream || nargs > position)
+            return 0;
+        *stream = args[nargs + i];
+    }
+    return 1;
+}
+
+/* copy(stream=None): a C-contiguous copy on the same device. */
+static PyObject *array_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    hkp_array *a = (hkp_array *)self;
+    PyObject *stream_object;
+    int ok = 0;
+    if (a->np_dtype && stream_argument(args, nargs, kwnames, 0, &stream_object)) {
+        hk_stream stream = (hk_stream)hkp_stream_handle(stream_object, &ok);
+        PyObject *result = ok ? copy_into(a, NULL, a->dtype, stream) : NULL;
+        if (result)
+            return result;
+        PyErr_Clear();
+    }
+    return slow(self, n_copy_slow, args, nargs, kwnames);
+}
+
+/* astype(dtype, copy=True, stream=None): the array converted to dtype (a new array; itself when the
+ * dtype is its own and copy is False). */
+static PyObject *array_astype(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    hkp_array *a = (hkp_array *)self;
+    PyObject *dtype_object = nargs >= 1 ? args[0] : NULL, *copy = nargs >= 2 ? args[1] : Py_True,
+             *stream_object = nargs >= 3 ? args[2] : Py_None;
+    int ok = a->np_dtype && dtype_object && nargs <= 3;
+    for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        if (name == n_copy && nargs < 2)
+            copy = args[nargs + i];
+        else if (name == n_stream && nargs < 3)
+            stream_object = args[nargs + i];
+        else
+            ok = 0;
+    }
+    PyObject *code = ok && hkp.dtype_codes ? PyDict_GetItemWithError(hkp.dtype_codes, dtype_object) : NULL;
+    if (code && (copy == Py_True || copy == Py_False)) {
+        const int dtype = (int)PyLong_AsLong(code);
+        if (dtype == a->dtype && copy == Py_False)
+            return Py_NewRef(self);
+        int stream_ok = 0;
+        hk_stream stream = (hk_stream)hkp_stream_handle(stream_object, &stream_ok);
+        PyObject *result = stream_ok ? copy_into(a, NULL, dtype, stream) : NULL;
+        if (result)
+            return result;
+    }
+    PyErr_Clear();
+    return slow(self, n_astype_slow, args, nargs, kwnames);
+}
+
 static PyMethodDef array_methods[] = {
     {"item", (PyCFunction)(void (*)(void))array_item, METH_FASTCALL, "The one element as a Python scalar."},
+    {"reshape", (PyCFunction)(void (*)(void))array_reshape, METH_FASTCALL | METH_KEYWORDS,
+     "reshape(*shape, order='C'): a view when the strides allow, else a copy."},
+    {"ravel", (PyCFunction)(void (*)(void))array_ravel, METH_FASTCALL | METH_KEYWORDS,
+     "ravel(): the array as 1-d, a view when it is C-contiguous, else a copy."},
+    {"transpose", (PyCFunction)(void (*)(void))array_transpose, METH_FASTCALL | METH_KEYWORDS,
+     "transpose(*axes): the axes permuted (none: reversed), a view."},
+    {"copy", (PyCFunction)(void (*)(void))array_copy, METH_FASTCALL | METH_KEYWORDS,
+     "copy(stream=None): a C-contiguous copy on the same device (a strided view is gathered there)."},
+    {"astype", (PyCFunction)(void (*)(void))array_astype, METH_FASTCALL | METH_KEYWORDS,
+     "astype(dtype, copy=True, stream=None): this array converted to dtype (NumPy's unsafe casting; floats out "
+     "of an integer type's range saturate, NaN gives 0), on the same device."},
     {"_setup", (PyCFunction)(void (*)(void))array_setup, METH_FASTCALL, "Set up a new array (once)."},
     {"_view", (PyCFunction)(void (*)(void))array_view, METH_FASTCALL, "A view of this array's memory."},
     {NULL, NULL, 0, NULL},
@@ -565,7 +788,56 @@ static PyObject *array_subscript(PyObject *self, PyObject *key)
     return PyObject_CallMethodOneArg(self, n_getitem_slow, key);
 }
 
-static PyMappingMethods array_mapping = {.mp_subscript = array_subscript};
+/* view[key] = value for a basic key and a Python scalar (hk_fill) or a hipkit array apart from the view
+ * (hk_copy_array: broadcast, converted) on the same device; else Python's (advanced keys, NumPy and host
+ * values, casts C does not make, overlap, deletion, errors). */
+static int array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
+{
+    PyObject *target = value && self->ob_type == hkp.ndarray ? basic_index((hkp_array *)self, key) : NULL;
+    int done = 0;
+    if (target) {
+        hkp_array *t = (hkp_array *)target;
+        int kind = hkp_scalar_kind(value), device = 0;
+        _Alignas(8) unsigned char bits[8];
+        hk_array d;
+        hkp_describe(t, &d);
+        if (hk_device_get(&device) != HK_SUCCESS || device != t->device) {
+            done = 0;
+        } else if (kind != NOT_SCALAR) {
+            done = hkp_scalar_value(value, kind, t->dtype, bits) && (!t->size || hk_fill(&d, bits, NULL) == HK_SUCCESS);
+        } else if (hkp_is_array(value) && ((hkp_array *)value)->np_dtype && ((hkp_array *)value)->device == device) {
+            const hkp_array *v = (const hkp_array *)value;
+            uintptr_t a0, a1, b0, b1;
+            hkp_extent(t, &a0, &a1);
+            hkp_extent(v, &b0, &b1);
+            if (v->data == t->data && v->dtype == t->dtype && v->ndim == t->ndim &&
+                !memcmp(v->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim) &&
+                !memcmp(v->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim)) {
+                done = 1; /* the view itself (x[k] += 1 assigns the result back): nothing to copy */
+            } else if (!(a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1)) {
+                PyObject *r = copy_into((hkp_array *)value, target, t->dtype, NULL);
+                done = r != NULL;
+                Py_XDECREF(r);
+            }
+        }
+        Py_DECREF(target);
+    }
+    PyErr_Clear();
+    if (done)
+        return 0;
+    if (!value) {
+        PyErr_SetString(PyExc_ValueError, "cannot delete array elements"); /* NumPy's words */
+        return -1;
+    }
+    PyObject *args[2] = {key, value};
+    PyObject *r = slow(self, n_setitem_slow, args, 2, NULL);
+    if (!r)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static PyMappingMethods array_mapping = {.mp_subscript = array_subscript, .mp_ass_subscript = array_ass_subscript};
 
 PyTypeObject hkp_array_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._native.ArrayBase",
@@ -610,7 +882,16 @@ int hkp_array_ready(PyObject *module)
 {
     n_getitem_slow = PyUnicode_InternFromString("_getitem_slow");
     n_item_slow = PyUnicode_InternFromString("_item_slow");
-    if (!n_getitem_slow || !n_item_slow || PyType_Ready(&hkp_array_type) < 0)
+    n_reshape_slow = PyUnicode_InternFromString("_reshape_slow");
+    n_ravel_slow = PyUnicode_InternFromString("_ravel_slow");
+    n_transpose_slow = PyUnicode_InternFromString("_transpose_slow");
+    n_copy_slow = PyUnicode_InternFromString("_copy_slow");
+    n_astype_slow = PyUnicode_InternFromString("_astype_slow");
+    n_setitem_slow = PyUnicode_InternFromString("_setitem_slow");
+    n_stream = PyUnicode_InternFromString("stream");
+    n_copy = PyUnicode_InternFromString("copy");
+    if (!n_getitem_slow || !n_item_slow || !n_reshape_slow || !n_ravel_slow || !n_transpose_slow || !n_copy_slow || !n_astype_slow ||
+        !n_setitem_slow || !n_stream || !n_copy || PyType_Ready(&hkp_array_type) < 0)
         return -1;
     return PyModule_AddObjectRef(module, "ArrayBase", (PyObject *)&hkp_array_type);
 }
