@@ -704,3 +704,23 @@ def test_assignment_into_basic_views_in_c(rng):
     np.testing.assert_array_equal(i.get(), iwant)
     with pytest.raises(ValueError, match="cannot delete"):
         del x[0]
+
+
+def test_clip_with_both_bounds_is_done_in_c(rng):
+    a = rng.standard_normal((5, 6)).astype(np.float32)
+    i = rng.integers(-50, 50, (5, 6)).astype(np.int64)
+    x, k = hipkit.asarray(a), hipkit.asarray(i)
+    lo, hi = hipkit.asarray(a[0] - 0.5), hipkit.asarray(a[1] + 0.5)
+    cases = [(lambda: hipkit.clip(x, -0.5, 0.5), np.clip(a, np.float32(-0.5), np.float32(0.5))),
+             (lambda: x.clip(0, 1), np.clip(a, 0, 1)), (lambda: hipkit.clip(k, -10, 10), np.clip(i, -10, 10)),
+             (lambda: hipkit.clip(x.T, lo[None, :5], hi[None, :5]),
+              np.clip(a.T, a[0, None, :5] - np.float32(0.5), a[1, None, :5] + np.float32(0.5))),
+             (lambda: hipkit.clip(k, 0.5, 20), np.clip(i, 0.5, 20))]  # int64 with float bounds: float64
+    for compute, want in cases:
+        with in_c():
+            got = compute()
+        _same(got, np.asarray(want))
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.clip(x, None, 0.5).get(), np.clip(a, None, np.float32(0.5)))
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.clip(x, max=0.25).get(), np.clip(a, max=np.float32(0.25)))

@@ -1,7 +1,8 @@
 /* elementwise.c: the op table's elementwise functions and ndarray's operators in C.
  *
  * ufunc(op, arity, mode, loop, result, fallback) makes the callable behind hipkit.add & co. and
- * hipkit.where (mode 0: (x1, x2, out=None, stream=None); where: (condition, x, y, out=None, stream=None)), ndarray's operators (mode 1: (self, other)), in-place operators
+ * hipkit.where and clip (mode 0: (x1, x2, out=None, stream=None); where: (condition, x, y, out=None,
+ * stream=None); clip: (a, a_min, a_max, out=None, stream=None), both bounds given), ndarray's operators (mode 1: (self, other)), in-place operators
  * (mode 2: self is out) and reflected operators (mode 3: other op self). `loop` and `result` are the
  * op's row of the dtype rules as Python works them out from the op table (_ops.elementwise._loop_dtypes): for the
  * promoted dtype T, the dtype the kernel computes in and the result's (bytes of hk_dtype codes, -1
@@ -124,8 +125,9 @@ static int overlap(const hkp_array *x, const hkp_array *y)
 /* The common case done, or NULL without an error when C hands the call to the Python path. */
 static PyObject *dispatch(Ufunc *f, PyObject *const *in, int n, PyObject *out_object, PyObject *stream_object)
 {
-    /* where(condition, x, y): the condition is an array computed as bool; x and y make T. */
-    const int first = f->arity == 3;
+    /* where(condition, x, y): the condition is an array computed as bool; x and y make T (clip(a, lo,
+     * hi): all three make T). */
+    const int first = f->op == HK_OP_WHERE;
     int kinds[3], t = -1, arrays = 0, device = 0;
     PyObject *temps[3] = {NULL, NULL, NULL}, *result = NULL;
     for (int i = 0; i < n; i++) {

@@ -249,8 +249,6 @@ def _fast(row, mode, fallback):
     3: reflected operator; bindings/python/native/elementwise.c), which does the common calls completely
     (arrays of any layout, Python scalars, broadcasting, promotion, a new output or a fitting out=) and hands
     everything else to fallback."""
-    if row.arity > 2 and row.rule != lib.HK_RULE_WHERE:
-        return fallback
     loop, result = _dtype_rows(row)
     return functools.update_wrapper(_native.ufunc(row.op, row.arity, mode, loop, result, fallback),
                                     fallback)  # __name__, __doc__, __wrapped__ (inspect.signature)
@@ -315,6 +313,9 @@ def clip(a, a_min=None, a_max=None, out=None, *, stream=None, min=None, max=None
     if a_max is None:
         return _ufunc("maximum", a, a_min, out=out, stream=stream)
     return _ufunc_general(_OPS["clip"], (a, a_min, a_max), out, stream)
+
+
+clip = _fast(_OPS["clip"], 0, clip)  # clip(a, a_min, a_max) with both bounds in C (native/elementwise.c)
 
 
 def round(a, decimals=0, out=None, *, stream=None):
