@@ -724,3 +724,31 @@ def test_clip_with_both_bounds_is_done_in_c(rng):
         np.testing.assert_array_equal(hipkit.clip(x, None, 0.5).get(), np.clip(a, None, np.float32(0.5)))
     with handed_on():
         np.testing.assert_array_equal(hipkit.clip(x, max=0.25).get(), np.clip(a, max=np.float32(0.25)))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16",
+                                   "float32", "float64", "longlong", "ulonglong"])
+def test_asarray_of_numpy_arrays_copies_in_c(rng, dtype):
+    for shape in [(), (0,), (7,), (3, 4), (2, 1, 3)]:
+        a = _random(rng, dtype, shape)
+        with in_c():
+            x = hipkit.asarray(a)
+            assert hipkit.asarray(x) is x
+        assert x.shape == a.shape and x.dtype == a.dtype and x.flags["C_CONTIGUOUS"]
+        np.testing.assert_array_equal(x.get(), a)
+        a.flags.writeable = False
+        with in_c():
+            np.testing.assert_array_equal(hipkit.asarray(a).get(), a)  # read-only host data: fine to read
+
+
+def test_asarray_hands_the_rare_calls_to_python_and_gives_the_same(rng):
+    a = rng.standard_normal((4, 6))
+    for obj, want in ((a[:, ::2], a[:, ::2]), (a.astype(">f8"), a), (a.astype(np.int16), a.astype(np.int16)),
+                      (a.tolist(), a), (3.5, np.float64(3.5))):
+        with handed_on():
+            got = hipkit.asarray(obj)
+        np.testing.assert_array_equal(got.get(), want)
+    with handed_on():
+        assert hipkit.asarray(a, dtype=np.float32).dtype == np.float32
+    with handed_on():
+        assert hipkit.asarray(a, device="cpu").device.is_cpu

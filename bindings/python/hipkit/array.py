@@ -761,6 +761,7 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
     return array
 
 
+asarray = functools.update_wrapper(_native.creation(4, asarray, np.ndarray), asarray)  # native/creation.c
 array = asarray
 
 

@@ -1,8 +1,10 @@
 /* creation.c: empty, zeros, ones and full in C.
  *
  * creation(kind, fallback) makes the callable behind hipkit.empty (kind 0: (shape, dtype=None, *,
- * device=None)), zeros (1) and ones (2) ((shape, dtype=None, stream=None, *, device=None)) and full (3:
- * (shape, fill_value, dtype=None, stream=None, *, device=None)).
+ * device=None)), zeros (1) and ones (2) ((shape, dtype=None, stream=None, *, device=None)), full (3:
+ * (shape, fill_value, dtype=None, stream=None, *, device=None)) and asarray (4: (obj, dtype=None, *,
+ * device=None, copy=None); C takes obj alone: a hipkit array, or a C-contiguous NumPy array of one of
+ * the ten dtypes, copied in).
  *
  * What C does completely: a shape that is an int or a tuple of ints, a dtype= that configure()'s dict
  * knows (None: float64, for full the fill value's: bool, int64, float64), a Python bool/int/float fill
@@ -13,11 +15,12 @@
 
 #include "native.h"
 
-enum { EMPTY = 0, ZEROS = 1, ONES = 2, FULL = 3 };
+enum { EMPTY = 0, ZEROS = 1, ONES = 2, FULL = 3, ASARRAY = 4 };
 
 typedef struct {
     hkp_callable head;
     int kind;
+    PyObject *host_type; /* asarray: numpy.ndarray, the host arrays it copies in C */
 } Creation;
 
 static PyObject *n_dtype, *n_stream, *n_device, *one;
@@ -89,10 +92,70 @@ static PyObject *dispatch(Creation *c, PyObject *shape_object, PyObject *fill, P
     return result;
 }
 
+/* The hk_dtype of a buffer's struct format (NumPy's for its arrays, native byte order), or -1. */
+static int format_dtype(const char *format, Py_ssize_t itemsize)
+{
+    if (format[0] == '=' || format[0] == '<' || format[0] == '@')
+        format++;
+    if (!format[0] || format[1])
+        return -1;
+    int dtype;
+    switch (format[0]) {
+    case '?': dtype = HK_BOOL; break;
+    case 'b': dtype = HK_INT8; break;
+    case 'B': dtype = HK_UINT8; break;
+    case 'i': dtype = HK_INT32; break;
+    case 'I': dtype = HK_UINT32; break;
+    case 'l': case 'q': dtype = HK_INT64; break;
+    case 'L': case 'Q': dtype = HK_UINT64; break;
+    case 'e': dtype = HK_FLOAT16; break;
+    case 'f': dtype = HK_FLOAT32; break;
+    case 'd': dtype = HK_FLOAT64; break;
+    default: return -1;
+    }
+    size_t size = 0;
+    (void)hk_dtype_size((hk_dtype)dtype, &size);
+    return (Py_ssize_t)size == itemsize ? dtype : -1;
+}
+
+/* asarray(obj): a hipkit array given back as it is; a C-contiguous NumPy array of one of the ten dtypes
+ * copied to a new array on the current device (a synchronous copy, as the Python path's). */
+static PyObject *asarray(Creation *c, PyObject *obj)
+{
+    if (hkp_is_array(obj) && ((hkp_array *)obj)->np_dtype) {
+        int device = 0;
+        return hk_device_get(&device) == HK_SUCCESS ? Py_NewRef(obj) : NULL; /* its own device, as Python's */
+    }
+    if (!c->host_type || Py_TYPE(obj) != (PyTypeObject *)c->host_type)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL; /* strided, read-only or odd: the Python path */
+    PyObject *result = NULL;
+    int device = 0, dtype = view.format ? format_dtype(view.format, view.itemsize) : -1;
+    int64_t shape[HK_MAX_DIMS];
+    if (dtype >= 0 && view.ndim <= HK_MAX_DIMS && hk_device_get(&device) == HK_SUCCESS) {
+        for (int k = 0; k < view.ndim; k++)
+            shape[k] = view.shape ? view.shape[k] : view.len / view.itemsize;
+        result = hkp_new_array(view.ndim, shape, dtype, device);
+        if (result && view.len && hk_memcpy_htod(((hkp_array *)result)->data, view.buf, (size_t)view.len) != HK_SUCCESS)
+            Py_CLEAR(result);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyObject *creation_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Creation *c = (Creation *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (c->kind == ASARRAY) { /* (obj, dtype=None, *, device=None, copy=None): the common call, obj alone */
+        PyObject *result = nargs == 1 && !kwnames ? asarray(c, args[0]) : NULL;
+        if (result)
+            return result;
+        PyErr_Clear();
+        return hkp_hand_on(&c->head, args, nargsf, kwnames);
+    }
     /* Positional parameters: shape, [fill_value], dtype, [stream] (empty has no stream). */
     const int fills = c->kind == FULL, streams = c->kind != EMPTY;
     const Py_ssize_t most = 2 + fills + streams;
@@ -118,16 +181,38 @@ static PyObject *creation_call(PyObject *callable, PyObject *const *args, size_t
     return hkp_hand_on(&c->head, args, nargsf, kwnames);
 }
 
-HKP_CALLABLE_TYPE(creation_type, "hipkit._native.Creation", Creation,
-                  "A creation function with its common calls in C (see creation.c).");
+static void creation_dealloc(PyObject *self)
+{
+    Py_CLEAR(((Creation *)self)->host_type); /* a type: no cycle through it */
+    hkp_callable_dealloc(self);
+}
 
-/* creation(kind, fallback) -> a Creation. */
+static PyTypeObject creation_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hipkit._native.Creation",
+    .tp_basicsize = sizeof(Creation),
+    .tp_dealloc = creation_dealloc,
+    .tp_vectorcall_offset = offsetof(hkp_callable, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_repr = hkp_callable_repr,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A creation function with its common calls in C (see creation.c).",
+    .tp_traverse = hkp_callable_traverse,
+    .tp_clear = hkp_callable_clear,
+    .tp_dictoffset = offsetof(hkp_callable, dict),
+    .tp_getset = hkp_callable_getset,
+};
+
+/* creation(kind, fallback[, host_type]) -> a Creation; asarray (kind 4) takes numpy.ndarray. */
 static PyObject *make_creation(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
 {
     (void)module;
-    long kind = argc == 2 && PyLong_CheckExact(argv[0]) ? PyLong_AsLong(argv[0]) : -1;
-    if (kind < EMPTY || kind > FULL || !PyCallable_Check(argv[1])) {
-        PyErr_SetString(PyExc_TypeError, "creation(kind: 0 empty, 1 zeros, 2 ones, 3 full, fallback)");
+    long kind = (argc == 2 || argc == 3) && PyLong_CheckExact(argv[0]) ? PyLong_AsLong(argv[0]) : -1;
+    if (kind < EMPTY || kind > ASARRAY || !PyCallable_Check(argv[1]) || (kind == ASARRAY) != (argc == 3) ||
+        (argc == 3 && !PyType_Check(argv[2]))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "creation(kind: 0 empty, 1 zeros, 2 ones, 3 full, 4 asarray, fallback[, numpy.ndarray])");
         return NULL;
     }
     Creation *c = PyObject_GC_New(Creation, &creation_type);
@@ -135,6 +220,7 @@ static PyObject *make_creation(PyObject *module, PyObject *const *argv, Py_ssize
         return NULL;
     hkp_callable_init(&c->head, creation_call, argv[1]);
     c->kind = (int)kind;
+    c->host_type = argc == 3 ? Py_NewRef(argv[2]) : NULL;
     PyObject_GC_Track((PyObject *)c);
     return (PyObject *)c;
 }
