@@ -752,3 +752,24 @@ def test_asarray_hands_the_rare_calls_to_python_and_gives_the_same(rng):
         assert hipkit.asarray(a, dtype=np.float32).dtype == np.float32
     with handed_on():
         assert hipkit.asarray(a, device="cpu").device.is_cpu
+
+
+def test_arange_of_python_ints_is_done_in_c():
+    cases = [(5,), (0,), (-3,), (2, 9), (9, 2), (10, -7, -3), (-5, 5, 4), (0, 2**40, 2**38), (3, 4, 100),
+             (-(2**62), 2**62, 2**61)]
+    for args in cases:
+        for dtype in (None, np.int64, np.int32, np.float32, np.float64, "float64"):
+            if dtype in (np.int32,) and any(abs(v) > 2**31 for v in args):
+                continue
+            want = np.arange(*args, dtype=dtype)
+            with in_c():
+                got = hipkit.arange(*args, dtype=dtype) if dtype is not None else hipkit.arange(*args)
+            assert got.shape == want.shape and got.dtype == want.dtype, (args, dtype)
+            np.testing.assert_array_equal(got.get(), want)
+    for args, kwargs in (((0.5, 3), {}), ((5,), {"dtype": np.uint8}), ((np.int64(4),), {}), ((1, 10, 2), {"device": "cpu"})):
+        with handed_on():
+            np.testing.assert_array_equal(hipkit.arange(*args, **kwargs).get(),
+                                          np.arange(*args, **{k: v for k, v in kwargs.items() if k != "device"}))
+    with handed_on():
+        with pytest.raises(ValueError):
+            hipkit.arange(1, 5, 0)

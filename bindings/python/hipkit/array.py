@@ -762,6 +762,7 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
 
 
 asarray = functools.update_wrapper(_native.creation(4, asarray, np.ndarray), asarray)  # native/creation.c
+arange = functools.update_wrapper(_native.creation(5, arange), arange)
 array = asarray
 
 

@@ -4,7 +4,7 @@
  * device=None)), zeros (1) and ones (2) ((shape, dtype=None, stream=None, *, device=None)), full (3:
  * (shape, fill_value, dtype=None, stream=None, *, device=None)) and asarray (4: (obj, dtype=None, *,
  * device=None, copy=None); C takes obj alone: a hipkit array, or a C-contiguous NumPy array of one of
- * the ten dtypes, copied in).
+ * the ten dtypes, copied in) and arange (5: Python ints; int64 or a dtype= of hk_iota's).
  *
  * What C does completely: a shape that is an int or a tuple of ints, a dtype= that configure()'s dict
  * knows (None: float64, for full the fill value's: bool, int64, float64), a Python bool/int/float fill
@@ -15,7 +15,7 @@
 
 #include "native.h"
 
-enum { EMPTY = 0, ZEROS = 1, ONES = 2, FULL = 3, ASARRAY = 4 };
+enum { EMPTY = 0, ZEROS = 1, ONES = 2, FULL = 3, ASARRAY = 4, ARANGE = 5 };
 
 typedef struct {
     hkp_callable head;
@@ -145,10 +145,72 @@ static PyObject *asarray(Creation *c, PyObject *obj)
     return result;
 }
 
+/* arange(stop) / arange(start, stop[, step]) of Python ints (int64, or a dtype= hk_iota takes), on the
+ * current device: hk_iota. NULL without an error for anything else (floats, NumPy scalars, other dtypes,
+ * a zero step: the Python path). */
+static PyObject *arange(PyObject *const *args, Py_ssize_t nargs, PyObject *dtype_object)
+{
+    long long v[3] = {0, 0, 1};
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        if (!PyLong_CheckExact(args[i]))
+            return NULL;
+        int overflow = 0;
+        v[nargs == 1 ? 1 : i] = PyLong_AsLongLongAndOverflow(args[i], &overflow);
+        if (overflow || PyErr_Occurred())
+            return NULL;
+    }
+    const long long start = v[0], stop = v[1], step = v[2];
+    int dtype = HK_INT64;
+    if (dtype_object != Py_None) {
+        PyObject *code = hkp.dtype_codes ? PyDict_GetItemWithError(hkp.dtype_codes, dtype_object) : NULL;
+        dtype = code ? (int)PyLong_AsLong(code) : -1;
+    }
+    if (step == 0 || (dtype != HK_INT64 && dtype != HK_INT32 && dtype != HK_FLOAT32 && dtype != HK_FLOAT64))
+        return NULL;
+    /* len(range(start, stop, step)), without overflow: the span as unsigned */
+    int64_t n = 0;
+    if (step > 0 && start < stop)
+        n = (int64_t)(((unsigned long long)stop - (unsigned long long)start - 1) / (unsigned long long)step + 1);
+    else if (step < 0 && start > stop)
+        n = (int64_t)(((unsigned long long)start - (unsigned long long)stop - 1) / (0ULL - (unsigned long long)step) + 1);
+    _Alignas(8) unsigned char first[8], delta[8];
+    int device = 0;
+    if (dtype == HK_INT32 && (start < INT32_MIN || start > INT32_MAX || step < INT32_MIN || step > INT32_MAX))
+        return NULL;
+    switch (dtype) {
+    case HK_INT64: memcpy(first, &start, 8), memcpy(delta, &step, 8); break;
+    case HK_INT32: { int32_t a = (int32_t)start, b = (int32_t)step; memcpy(first, &a, 4), memcpy(delta, &b, 4); } break;
+    case HK_FLOAT32: { float a = (float)start, b = (float)step; memcpy(first, &a, 4), memcpy(delta, &b, 4); } break;
+    default: { double a = (double)start, b = (double)step; memcpy(first, &a, 8), memcpy(delta, &b, 8); } break;
+    }
+    if (hk_device_get(&device) != HK_SUCCESS)
+        return NULL;
+    PyObject *result = hkp_new_array(1, &n, dtype, device);
+    if (!result || !n)
+        return result;
+    hk_array out;
+    hkp_describe((const hkp_array *)result, &out);
+    if (hk_iota(&out, first, delta, NULL) != HK_SUCCESS)
+        Py_CLEAR(result);
+    return result;
+}
+
 static PyObject *creation_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Creation *c = (Creation *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (c->kind == ARANGE) { /* (start, stop=None, step=1, dtype=None, stream=None, *, device=None) */
+        PyObject *dtype = Py_None, *result = NULL;
+        int ok = nargs >= 1 && nargs <= 3;
+        for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++)
+            if (PyTuple_GET_ITEM(kwnames, i) == n_dtype)
+                dtype = args[nargs + i];
+            else
+                ok = 0;
+        if (ok && !(result = arange(args, nargs, dtype)))
+            PyErr_Clear();
+        return result ? result : hkp_hand_on(&c->head, args, nargsf, kwnames);
+    }
     if (c->kind == ASARRAY) { /* (obj, dtype=None, *, device=None, copy=None): the common call, obj alone */
         PyObject *result = nargs == 1 && !kwnames ? asarray(c, args[0]) : NULL;
         if (result)
@@ -209,10 +271,11 @@ static PyObject *make_creation(PyObject *module, PyObject *const *argv, Py_ssize
 {
     (void)module;
     long kind = (argc == 2 || argc == 3) && PyLong_CheckExact(argv[0]) ? PyLong_AsLong(argv[0]) : -1;
-    if (kind < EMPTY || kind > ASARRAY || !PyCallable_Check(argv[1]) || (kind == ASARRAY) != (argc == 3) ||
+    if (kind < EMPTY || kind > ARANGE || !PyCallable_Check(argv[1]) || (kind == ASARRAY) != (argc == 3) ||
         (argc == 3 && !PyType_Check(argv[2]))) {
         PyErr_SetString(PyExc_TypeError,
-                        "creation(kind: 0 empty, 1 zeros, 2 ones, 3 full, 4 asarray, fallback[, numpy.ndarray])");
+                        "creation(kind: 0 empty, 1 zeros, 2 ones, 3 full, 4 asarray, 5 arange, fallback[, "
+                        "numpy.ndarray])");
         return NULL;
     }
     Creation *c = PyObject_GC_New(Creation, &creation_type);
