@@ -773,3 +773,37 @@ def test_arange_of_python_ints_is_done_in_c():
     with handed_on():
         with pytest.raises(ValueError):
             hipkit.arange(1, 5, 0)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "int64", "uint64", "float16", "float32",
+                                   "float64"])
+def test_sort_and_argsort_along_any_axis_in_c(rng, dtype):
+    a = _random(rng, dtype, (5, 7, 4))
+    if np.dtype(dtype).kind == "f":
+        a[1, 2, 3] = np.nan
+    x = hipkit.asarray(a)
+    for axis in (-1, 0, 1, 2, -3):
+        with in_c():
+            s = hipkit.sort(x, axis=axis)
+            i = x.argsort(axis)
+            v = hipkit.sort(x[:, ::-2], axis, stable=True)
+        np.testing.assert_array_equal(s.get(), np.sort(a, axis=axis, kind="stable"))
+        np.testing.assert_array_equal(i.get(), np.argsort(a, axis=axis, kind="stable"))
+        np.testing.assert_array_equal(v.get(), np.sort(a[:, ::-2], axis=axis, kind="stable"))
+        assert i.dtype == np.int64 and s.dtype == a.dtype
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.sort(x, axis=None).get(), np.sort(a, axis=None))
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.sort(x, descending=True).get(), np.flip(np.sort(a), -1))
+    with handed_on():
+        with pytest.raises(np.exceptions.AxisError):
+            hipkit.sort(x, axis=3)
+
+
+def test_like_functions_of_an_array_here_take_the_c_path(rng):
+    x = hipkit.asarray(rng.standard_normal((3, 4)).astype(np.float32))
+    with in_c():
+        z, o, e = hipkit.zeros_like(x), hipkit.ones_like(x, dtype=np.int32), hipkit.empty_like(x)
+        f = hipkit.full_like(x, 2.5)
+    assert z.dtype == np.float32 and o.dtype == np.int32 and e.shape == (3, 4)
+    np.testing.assert_array_equal(f.get(), np.full((3, 4), 2.5, np.float32))

@@ -650,7 +650,10 @@ def _like_dtype(a, dtype):
 
 
 def _like_device(a, device):
-    return a.device if device is None and isinstance(a, ndarray) else device
+    """a's device for device=None (None when it is the current one, so the creation's C path takes it)."""
+    if device is None and isinstance(a, ndarray) and a._device != _current_device():
+        return a.device
+    return device
 
 
 def empty_like(a, dtype=None, shape=None, *, device=None):

@@ -127,6 +127,26 @@ PyGetSetDef hkp_callable_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+static PyObject *n_axis_name, *n_stream_name;
+
+int hkp_axis_arguments(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *default_axis,
+                       PyObject **axis, PyObject **stream, hkp_extra_keyword extra, void *state)
+{
+    *axis = nargs >= 2 ? args[1] : default_axis;
+    *stream = Py_None;
+    int ok = nargs >= 1 && nargs <= 2;
+    for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+        if (name == n_axis_name && nargs < 2)
+            *axis = value;
+        else if (name == n_stream_name)
+            *stream = value;
+        else
+            ok = extra(name, value, state); /* other spellings (not interned) and values: Python */
+    }
+    return ok;
+}
+
 /* fallback_count() -> how many calls C has handed to the Python path so far (for tests: a common call
  * must not be one of them). */
 static PyObject *fallback_count(PyObject *module, PyObject *unused)
@@ -174,7 +194,9 @@ static int add_functions(PyObject *module, PyMethodDef *defs)
 PyMODINIT_FUNC PyInit__native(void)
 {
     stream_name = PyUnicode_InternFromString("_hk_stream");
-    if (!stream_name || hkp_launch_ready() < 0)
+    n_axis_name = PyUnicode_InternFromString("axis");
+    n_stream_name = PyUnicode_InternFromString("stream");
+    if (!stream_name || !n_axis_name || !n_stream_name || hkp_launch_ready() < 0)
         return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (!module)

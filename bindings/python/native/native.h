@@ -5,7 +5,7 @@
  *                  output allocation and the launch, in C
  *   creation.c     empty, zeros, ones, full
  *   matmul.c       matmul and @
- *   scan.c         cumsum and cumprod
+ *   scan.c         cumsum and cumprod, sort and argsort
  *   reduce.c       the reductions (sum, prod, mean, min, max, any, all, argmin, argmax) over axes
  *   launch.c       RawKernel launches: arguments packed straight into hk_kernel_launch_packed's layout
  *   module.c       the module: configure() (what Python hands C once), streams, the current device
@@ -124,6 +124,13 @@ int hkp_scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot);
 
 /* `size` hk_dtype codes from a bytes object of that length into out (255: -1, refused); 0 if it is not one. */
 int hkp_dtype_table(PyObject *bytes, signed char *out, Py_ssize_t size);
+
+/* A keyword other than axis= and stream= that a C path accepts (1) or hands to Python (0). */
+typedef int (*hkp_extra_keyword)(PyObject *name, PyObject *value, void *state);
+/* The arguments (a, axis=default_axis, ..., stream=None) of the reductions, scans and sorts: `a` and an
+ * optional positional axis, keywords axis= and stream=, and what `extra` accepts; 0 for anything else. */
+int hkp_axis_arguments(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *default_axis,
+                       PyObject **axis, PyObject **stream, hkp_extra_keyword extra, void *state);
 
 /* None -> the default stream (NULL, *ok = 1); a hipkit.Stream -> its handle (its _hk_stream); else *ok = 0. */
 void *hkp_stream_handle(PyObject *stream, int *ok);

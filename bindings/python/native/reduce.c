@@ -19,7 +19,7 @@ typedef struct {
     signed char result[HKP_DTYPES];
 } Reduction;
 
-static PyObject *n_axis, *n_dtype, *n_out, *n_keepdims, *n_stream;
+static PyObject *n_dtype, *n_out, *n_keepdims;
 
 /* The axes bit mask of `axis` for an array of ndim dimensions; -1 when C leaves it to Python. */
 static long long axes_mask(PyObject *axis, int ndim, int one_axis)
@@ -98,27 +98,29 @@ static PyObject *dispatch(Reduction *r, PyObject *x, PyObject *axis, int keepdim
     return result;
 }
 
+struct reduce_keywords {
+    const Reduction *r;
+    int keepdims;
+};
+
+/* keepdims=True/False; out=None, and dtype=None where the function has one. */
+static int reduce_keyword(PyObject *name, PyObject *value, void *state)
+{
+    struct reduce_keywords *k = state;
+    if (name == n_keepdims && PyBool_Check(value)) {
+        k->keepdims = value == Py_True;
+        return 1;
+    }
+    return (name == n_out || (name == n_dtype && k->r->signature == 0)) && value == Py_None;
+}
+
 static PyObject *reduction_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Reduction *r = (Reduction *)callable;
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *axis = nargs >= 2 ? args[1] : Py_None, *stream = Py_None;
-    int keepdims = 0, ok = nargs >= 1 && nargs <= 2;
-    for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
-        if (name == n_axis && nargs < 2)
-            axis = value;
-        else if (name == n_keepdims)
-            ok = value == Py_True || value == Py_False, keepdims = value == Py_True;
-        else if (name == n_stream)
-            stream = value;
-        else if ((name == n_out || (name == n_dtype && r->signature == 0)) && value == Py_None)
-            continue;
-        else
-            ok = 0; /* other spellings (not interned), other values: Python */
-    }
-    if (ok) {
-        PyObject *result = dispatch(r, args[0], axis, keepdims, stream);
+    PyObject *axis, *stream;
+    struct reduce_keywords k = {r, 0};
+    if (hkp_axis_arguments(args, PyVectorcall_NARGS(nargsf), kwnames, Py_None, &axis, &stream, reduce_keyword, &k)) {
+        PyObject *result = dispatch(r, args[0], axis, k.keepdims, stream);
         if (result)
             return result;
         PyErr_Clear();
@@ -165,12 +167,10 @@ PyMethodDef hkp_reduce_methods_module[] = {
 
 int hkp_reduce_ready(void)
 {
-    n_axis = PyUnicode_InternFromString("axis");
     n_dtype = PyUnicode_InternFromString("dtype");
     n_out = PyUnicode_InternFromString("out");
     n_keepdims = PyUnicode_InternFromString("keepdims");
-    n_stream = PyUnicode_InternFromString("stream");
-    if (!n_axis || !n_dtype || !n_out || !n_keepdims || !n_stream)
+    if (!n_dtype || !n_out || !n_keepdims)
         return -1;
     return PyType_Ready(&reduction_type);
 }

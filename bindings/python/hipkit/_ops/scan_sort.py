@@ -110,6 +110,10 @@ def argsort(a, axis=-1, *, descending=False, stable=True, stream=None):
     return subtract(a.shape[axis] - 1, _flip(out, axis), stream=stream)
 
 
+sort = functools.update_wrapper(_native.sorting(False, sort), sort)  # along any axis in C (native/scan.c)
+argsort = functools.update_wrapper(_native.sorting(True, argsort), argsort)
+
+
 # ---------------------------------------------------------------- methods on ndarray
 
 def _install_methods():
