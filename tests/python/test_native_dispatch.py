@@ -807,3 +807,24 @@ def test_like_functions_of_an_array_here_take_the_c_path(rng):
         f = hipkit.full_like(x, 2.5)
     assert z.dtype == np.float32 and o.dtype == np.int32 and e.shape == (3, 4)
     np.testing.assert_array_equal(f.get(), np.full((3, 4), 2.5, np.float32))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_and_std_with_ddof_or_correction_in_c(rng, name):
+    a = rng.standard_normal((6, 5)).astype(np.float64)
+    x = hipkit.asarray(a)
+    np_f = getattr(np, name)
+    for axis in (None, 0, 1, (0, 1)):
+        for kw, np_kw in (({}, {}), ({"ddof": 1}, {"ddof": 1}), ({"correction": 1}, {"ddof": 1}),
+                          ({"correction": 2.0}, {"ddof": 2}), ({"keepdims": True}, {"keepdims": True})):
+            with in_c():
+                got = getattr(hipkit, name)(x, axis=axis, **kw)
+            want = np.asarray(np_f(a, axis=axis, **np_kw))
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.get(), want, rtol=1e-12)
+    with handed_on():
+        with pytest.raises(NotImplementedError):
+            getattr(hipkit, name)(x, correction=0.5)
+    with handed_on():
+        with pytest.raises(ValueError):
+            getattr(hipkit, name)(x, ddof=1, correction=2)

@@ -2,7 +2,9 @@
  *
  * reduction(op, signature, result, fallback) makes the callable behind hipkit.sum, prod, mean (signature
  * 0: (a, axis=None, dtype=None, out=None, keepdims=False, *, stream=None)), min, max, any, all (1: (a,
- * axis=None, out=None, keepdims=False, *, stream=None)) and argmin, argmax (2: axis one int or None).
+ * axis=None, out=None, keepdims=False, *, stream=None)), argmin, argmax (2: axis one int or None) and
+ * var, std (3: (a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=0.0,
+ * stream=None), ddof= or correction= a whole number).
  * `result` is the result dtype for each input dtype (_ops.reduce._reduce_dtype, bytes of hk_dtype codes).
  *
  * What C does completely: a hipkit array of any layout on the current device, axis None, an int or a
@@ -19,7 +21,7 @@ typedef struct {
     signed char result[HKP_DTYPES];
 } Reduction;
 
-static PyObject *n_dtype, *n_out, *n_keepdims;
+static PyObject *n_dtype, *n_out, *n_keepdims, *n_ddof, *n_correction;
 
 /* The axes bit mask of `axis` for an array of ndim dimensions; -1 when C leaves it to Python. */
 static long long axes_mask(PyObject *axis, int ndim, int one_axis)
@@ -56,7 +58,7 @@ static long long axes_mask(PyObject *axis, int ndim, int one_axis)
     return mask;
 }
 
-static PyObject *dispatch(Reduction *r, PyObject *x, PyObject *axis, int keepdims, PyObject *stream_object)
+static PyObject *dispatch(Reduction *r, PyObject *x, PyObject *axis, int keepdims, int ddof, PyObject *stream_object)
 {
     if (!hkp_is_array(x))
         return NULL;
@@ -91,7 +93,7 @@ static PyObject *dispatch(Reduction *r, PyObject *x, PyObject *axis, int keepdim
     hk_array in, out;
     hkp_describe(a, &in);
     hkp_describe((const hkp_array *)result, &out);
-    if (hk_reduce((hk_reduce_op)r->op, &in, (uint32_t)mask, &out, 0, stream) != HK_SUCCESS) {
+    if (hk_reduce((hk_reduce_op)r->op, &in, (uint32_t)mask, &out, ddof, stream) != HK_SUCCESS) {
         Py_DECREF(result);
         return NULL;
     }
@@ -100,10 +102,24 @@ static PyObject *dispatch(Reduction *r, PyObject *x, PyObject *axis, int keepdim
 
 struct reduce_keywords {
     const Reduction *r;
-    int keepdims;
+    int keepdims, ddof;
 };
 
-/* keepdims=True/False; out=None, and dtype=None where the function has one. */
+/* A whole number of 0 or more from ddof= or correction= (a Python int, or a float that is one); -1 if not. */
+static int whole(PyObject *value)
+{
+    long long n = -1;
+    if (PyLong_CheckExact(value))
+        n = PyLong_AsLongLong(value);
+    else if (PyFloat_CheckExact(value) && PyFloat_AS_DOUBLE(value) == (double)(long long)PyFloat_AS_DOUBLE(value))
+        n = (long long)PyFloat_AS_DOUBLE(value);
+    if (n == -1 && PyErr_Occurred())
+        PyErr_Clear();
+    return n >= 0 && n <= INT32_MAX ? (int)n : -1;
+}
+
+/* keepdims=True/False; out=None, and dtype=None where the function has one; var/std: ddof= or correction=
+ * (one of them: both given is Python's error). */
 static int reduce_keyword(PyObject *name, PyObject *value, void *state)
 {
     struct reduce_keywords *k = state;
@@ -111,16 +127,21 @@ static int reduce_keyword(PyObject *name, PyObject *value, void *state)
         k->keepdims = value == Py_True;
         return 1;
     }
-    return (name == n_out || (name == n_dtype && k->r->signature == 0)) && value == Py_None;
+    if ((name == n_ddof || name == n_correction) && k->r->signature == 3 && k->ddof == 0) {
+        k->ddof = whole(value);
+        return k->ddof >= 0;
+    }
+    return (name == n_out || (name == n_dtype && (k->r->signature == 0 || k->r->signature == 3))) &&
+           value == Py_None;
 }
 
 static PyObject *reduction_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Reduction *r = (Reduction *)callable;
     PyObject *axis, *stream;
-    struct reduce_keywords k = {r, 0};
+    struct reduce_keywords k = {r, 0, 0};
     if (hkp_axis_arguments(args, PyVectorcall_NARGS(nargsf), kwnames, Py_None, &axis, &stream, reduce_keyword, &k)) {
-        PyObject *result = dispatch(r, args[0], axis, k.keepdims, stream);
+        PyObject *result = dispatch(r, args[0], axis, k.keepdims, k.ddof, stream);
         if (result)
             return result;
         PyErr_Clear();
@@ -140,8 +161,8 @@ static PyObject *make_reduction(PyObject *module, PyObject *const *argv, Py_ssiz
         return NULL;
     }
     long op = PyLong_AsLong(argv[0]), signature = PyLong_AsLong(argv[1]);
-    if (op < 0 || op >= HK_REDUCE_COUNT || signature < 0 || signature > 2) {
-        PyErr_SetString(PyExc_ValueError, "reduction: an hk_reduce_op and a signature of 0, 1 or 2");
+    if (op < 0 || op >= HK_REDUCE_COUNT || signature < 0 || signature > 3) {
+        PyErr_SetString(PyExc_ValueError, "reduction: an hk_reduce_op and a signature of 0, 1, 2 or 3");
         return NULL;
     }
     Reduction *r = PyObject_GC_New(Reduction, &reduction_type);
@@ -170,7 +191,9 @@ int hkp_reduce_ready(void)
     n_dtype = PyUnicode_InternFromString("dtype");
     n_out = PyUnicode_InternFromString("out");
     n_keepdims = PyUnicode_InternFromString("keepdims");
-    if (!n_dtype || !n_out || !n_keepdims)
+    n_ddof = PyUnicode_InternFromString("ddof");
+    n_correction = PyUnicode_InternFromString("correction");
+    if (!n_dtype || !n_out || !n_keepdims || !n_ddof || !n_correction)
         return -1;
     return PyType_Ready(&reduction_type);
 }

@@ -147,7 +147,7 @@ def _fast_reduction(fn, signature):
     """fn behind its C path (hipkit._native.reduction, bindings/python/native/reduce.c), which does the
     common calls completely (an array of any layout, axis None / int / tuple, keepdims, a new output) and
     hands everything else to fn. signature: 0 (a, axis, dtype, out, keepdims), 1 (a, axis, out, keepdims),
-    2 (argmin/argmax: one axis)."""
+    2 (argmin/argmax: one axis), 3 (var/std: ddof= or correction=)."""
     name = fn.__name__
     result = bytes(_HK_DTYPE[_reduce_dtype(name, d)] for d in _dtypes.SUPPORTED)
     return functools.update_wrapper(_native.reduction(_REDUCE_OPS[name], signature, result, fn), fn)
@@ -177,6 +177,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correctio
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=0.0, stream=None):
     return _reduce("std", a, axis, dtype, out, keepdims, _ddof(ddof, correction), stream=stream)
+
+
+var, std = (_fast_reduction(f, 3) for f in (var, std))
 
 
 def count_nonzero(a, axis=None, *, keepdims=False, stream=None):
