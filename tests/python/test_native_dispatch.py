@@ -224,7 +224,8 @@ def test_other_cases_take_the_python_path_and_give_the_same(rng):
     with handed_on():
         np.testing.assert_array_equal(hipkit.add(k, 0.5, stream=s).get(stream=s), np.arange(48).reshape(6, 8) + 0.5)
     with in_c():
-        np.testing.assert_array_equal(hipkit.add(x, x, stream=s).get(stream=s), a + a)  # no cast: C
+        on_stream = hipkit.add(x, x, stream=s)  # no cast: C
+    np.testing.assert_array_equal(on_stream.get(stream=s), a + a)
     assert (x + "a" if False else True)
     with pytest.raises(TypeError):
         x + "a"  # an operator's NotImplemented, then Python's TypeError
@@ -415,9 +416,10 @@ def test_reductions_hand_the_rare_calls_to_python_and_give_the_same(rng):
             x.sum(axis=(0, 0))  # a repeated axis
     with handed_on():
         assert float(hipkit.sum(2.5)) == 2.5  # a Python scalar: a 0-d array first
+    s = hipkit.Stream()
     with in_c():
-        s = hipkit.Stream()
-        np.testing.assert_allclose(x.sum(axis=1, stream=s).get(stream=s), a.sum(axis=1), rtol=1e-6)
+        on_stream = x.sum(axis=1, stream=s)
+    np.testing.assert_allclose(on_stream.get(stream=s), a.sum(axis=1), rtol=1e-6)
     with in_c():
         assert hipkit.sum(hipkit.empty((0, 3))).get() == 0.0 and hipkit.prod(hipkit.empty(0)).get() == 1.0
 
@@ -828,3 +830,20 @@ def test_var_and_std_with_ddof_or_correction_in_c(rng, name):
     with handed_on():
         with pytest.raises(ValueError):
             getattr(hipkit, name)(x, ddof=1, correction=2)
+
+
+def test_get_of_a_contiguous_array_in_c(rng):
+    for dtype in ("bool", "int8", "uint64", "float16", "float32", "float64"):
+        a = _random(rng, dtype, (3, 5))
+        x = hipkit.asarray(a)
+        with in_c():
+            got = [x.get(), x[1:].get(), x[0, 0].get(), hipkit.empty((0, 3), dtype).get()]
+        for g, w in zip(got, [a, a[1:], a[0, 0], np.empty((0, 3), dtype)]):
+            assert type(g) is np.ndarray and g.shape == np.shape(w) and g.dtype == a.dtype and g.flags.writeable
+            np.testing.assert_array_equal(g, w)
+        with handed_on():
+            np.testing.assert_array_equal(x.T.get(), a.T)  # strided: gathered first, in Python
+        out = np.empty((3, 5), a.dtype)
+        with handed_on():
+            assert x.get(out=out) is out
+        np.testing.assert_array_equal(out, a)

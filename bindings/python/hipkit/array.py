@@ -307,7 +307,8 @@ class ndarray(_native.ArrayBase):
         _assign(target, value)
 
     # ------------------------------------------------------------- conversion
-    def get(self, stream=None, out=None, blocking=True):
+    # get(): ArrayBase's for a C-contiguous array without arguments (array.c), else this.
+    def _get_slow(self, stream=None, out=None, blocking=True):
         """Copy into a new numpy.ndarray, or into `out` (writable, C-contiguous,
         same shape and dtype), which spares a fresh allocation's page faults.
         Given a stream, waits for it first; with blocking=False and `out` in
@@ -899,7 +900,7 @@ def _configure_native():
     for code, dt in enumerate(by_code):
         codes[dt] = codes[dt.type] = codes[dt.name] = code
     codes.update({bool: _HK_DTYPE[_dtype(bool)], int: _HK_DTYPE[_dtype(int)], float: _HK_DTYPE[_dtype(float)]})
-    _native.configure(ndarray, by_code, promote, weak, functools.partial(ffi.cast, "void *"), codes)
+    _native.configure(ndarray, by_code, promote, weak, functools.partial(ffi.cast, "void *"), codes, np.empty)
     atexit.register(_native.exiting)  # memory is left to the process exit from then on
 
 

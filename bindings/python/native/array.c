@@ -619,7 +619,37 @@ static PyObject *array_astype(PyObject *self, PyObject *const *args, Py_ssize_t 
     return slow(self, n_astype_slow, args, nargs, kwnames);
 }
 
+static PyObject *n_get_slow;
+
+/* get(): a new NumPy array holding a C-contiguous array's elements (a synchronous copy, after the work
+ * queued before it); anything else (stream=, out=, blocking=, strided views, another device) is
+ * Python's (_get_slow). */
+static PyObject *array_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    hkp_array *a = (hkp_array *)self;
+    int device = 0;
+    if (!nargs && !kwnames && a->np_dtype && a->contiguous && hkp.host_empty && hk_device_get(&device) == HK_SUCCESS &&
+        device == a->device) {
+        PyObject *shape = get_shape(self, NULL);
+        PyObject *call[2] = {shape, a->np_dtype};
+        PyObject *host = shape ? PyObject_Vectorcall(hkp.host_empty, call, 2, NULL) : NULL;
+        Py_XDECREF(shape);
+        Py_buffer view;
+        if (host && PyObject_GetBuffer(host, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) == 0) {
+            hk_status s = view.len ? hk_memcpy_dtoh(view.buf, a->data, (size_t)view.len) : HK_SUCCESS;
+            PyBuffer_Release(&view);
+            if (s == HK_SUCCESS)
+                return host;
+        }
+        Py_XDECREF(host);
+        PyErr_Clear();
+    }
+    return slow(self, n_get_slow, args, nargs, kwnames);
+}
+
 static PyMethodDef array_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))array_get, METH_FASTCALL | METH_KEYWORDS,
+     "get(stream=None, out=None, blocking=True): a numpy.ndarray copy (into `out` when given); see _get_slow."},
     {"item", (PyCFunction)(void (*)(void))array_item, METH_FASTCALL, "The one element as a Python scalar."},
     {"reshape", (PyCFunction)(void (*)(void))array_reshape, METH_FASTCALL | METH_KEYWORDS,
      "reshape(*shape, order='C'): a view when the strides allow, else a copy."},
@@ -882,6 +912,7 @@ int hkp_array_ready(PyObject *module)
 {
     n_getitem_slow = PyUnicode_InternFromString("_getitem_slow");
     n_item_slow = PyUnicode_InternFromString("_item_slow");
+    n_get_slow = PyUnicode_InternFromString("_get_slow");
     n_reshape_slow = PyUnicode_InternFromString("_reshape_slow");
     n_ravel_slow = PyUnicode_InternFromString("_ravel_slow");
     n_transpose_slow = PyUnicode_InternFromString("_transpose_slow");
@@ -890,7 +921,7 @@ int hkp_array_ready(PyObject *module)
     n_setitem_slow = PyUnicode_InternFromString("_setitem_slow");
     n_stream = PyUnicode_InternFromString("stream");
     n_copy = PyUnicode_InternFromString("copy");
-    if (!n_getitem_slow || !n_item_slow || !n_reshape_slow || !n_ravel_slow || !n_transpose_slow || !n_copy_slow || !n_astype_slow ||
+    if (!n_getitem_slow || !n_item_slow || !n_get_slow || !n_reshape_slow || !n_ravel_slow || !n_transpose_slow || !n_copy_slow || !n_astype_slow ||
         !n_setitem_slow || !n_stream || !n_copy || PyType_Ready(&hkp_array_type) < 0)
         return -1;
     return PyModule_AddObjectRef(module, "ArrayBase", (PyObject *)&hkp_array_type);

@@ -39,18 +39,19 @@ int hkp_dtype_table(PyObject *bytes, signed char *out, Py_ssize_t size)
     return 1;
 }
 
-/* configure(ndarray, np_dtypes, promote, weak, make_pointer, dtype_codes): the ndarray class C makes (a
+/* configure(ndarray, np_dtypes, promote, weak, make_pointer, dtype_codes, host_empty): the ndarray class C makes (a
  * subclass of ArrayBase), the ten numpy.dtypes by hk_dtype code, NumPy 2's promotion of two array dtypes
  * (100 bytes, [a * 10 + b]), a Python bool/int/float's effect on an array's dtype (30 bytes, [d * 3 +
- * kind]), address -> cffi void *, and a dict of the common spellings of dtype= to codes. The tables are
+ * kind]), address -> cffi void *, a dict of the common spellings of dtype= to codes, and numpy.empty. The tables are
  * hipkit._dtypes's rules, worked out once in Python. */
 static PyObject *configure(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
 {
     (void)module;
-    if (argc != 6 || !PyType_Check(argv[0]) || !PyType_IsSubtype((PyTypeObject *)argv[0], &hkp_array_type) ||
+    if (argc != 7 || !PyType_Check(argv[0]) || !PyType_IsSubtype((PyTypeObject *)argv[0], &hkp_array_type) ||
         !PyTuple_Check(argv[1]) || PyTuple_GET_SIZE(argv[1]) != HKP_DTYPES || !PyCallable_Check(argv[4]) ||
-        !PyDict_CheckExact(argv[5])) {
-        PyErr_SetString(PyExc_TypeError, "configure(ndarray, np_dtypes, promote, weak, make_pointer, dtype_codes)");
+        !PyDict_CheckExact(argv[5]) || !PyCallable_Check(argv[6])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "configure(ndarray, np_dtypes, promote, weak, make_pointer, dtype_codes, host_empty)");
         return NULL;
     }
     if (!hkp_dtype_table(argv[2], &hkp.promote[0][0], HKP_DTYPES * HKP_DTYPES) ||
@@ -63,6 +64,7 @@ static PyObject *configure(PyObject *module, PyObject *const *argv, Py_ssize_t a
         Py_XSETREF(hkp.np_dtypes[d], Py_NewRef(PyTuple_GET_ITEM(argv[1], d)));
     Py_XSETREF(hkp.make_pointer, Py_NewRef(argv[4]));
     Py_XSETREF(hkp.dtype_codes, Py_NewRef(argv[5]));
+    Py_XSETREF(hkp.host_empty, Py_NewRef(argv[6]));
     Py_RETURN_NONE;
 }
 
@@ -175,7 +177,8 @@ static PyObject *current_device(PyObject *module, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
-     "configure(ndarray, np_dtypes, promote, weak, make_pointer, dtype_codes): what C needs of Python, once."},
+     "configure(ndarray, np_dtypes, promote, weak, make_pointer, dtype_codes, host_empty): what C needs of Python, "
+     "once."},
     {"exiting", set_exiting, METH_NOARGS, "Interpreter exit: arrays' memory is left to the process exit."},
     {"fallback_count", fallback_count, METH_NOARGS, "Calls handed to the Python path so far (tests)."},
     {"current_device", current_device, METH_NOARGS, "The calling thread's hipkit device (hk_device_get)."},

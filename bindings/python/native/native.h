@@ -51,6 +51,7 @@ typedef struct {
     signed char weak[HKP_DTYPES][3];             /* result_type(array of d, True / 1 / 1.0) */
     PyObject *make_pointer;                      /* address (int) -> cffi void * */
     PyObject *dtype_codes;                       /* what dtype= may be (np.dtype, np.float32, "float32", float) -> code */
+    PyObject *host_empty;                        /* numpy.empty: the host arrays get() makes */
     int exiting; /* interpreter exit: memory is left to the process exit */
 } hkp_config;
 
