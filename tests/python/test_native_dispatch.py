@@ -847,3 +847,27 @@ def test_get_of_a_contiguous_array_in_c(rng):
         with handed_on():
             assert x.get(out=out) is out
         np.testing.assert_array_equal(out, a)
+
+
+def test_concatenate_and_stack_of_one_dtype_in_c(rng):
+    a, b = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((2, 4)).astype(np.float32)
+    c = rng.standard_normal((3, 5)).astype(np.float32)
+    x, y, z = hipkit.asarray(a), hipkit.asarray(b), hipkit.asarray(c)
+    cases = [(lambda: hipkit.concatenate([x, y]), np.concatenate([a, b])),
+             (lambda: hipkit.concatenate((x, z), axis=1), np.concatenate((a, c), axis=1)),
+             (lambda: hipkit.concatenate([x.T, z.T[::-1]], -2), np.concatenate([a.T, c.T[::-1]], -2)),
+             (lambda: hipkit.concatenate([x]), a), (lambda: hipkit.stack([x, x[::-1]], axis=1), np.stack([a, a[::-1]], 1)),
+             (lambda: hipkit.concatenate([x[:0], y]), np.concatenate([a[:0], b]))]
+    for compute, want in cases:
+        with in_c():
+            got = compute()
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+    with handed_on():
+        got = hipkit.concatenate([x, y.astype(np.float64)])  # promotion: Python
+    np.testing.assert_array_equal(got.get(), np.concatenate([a, b.astype(np.float64)]))
+    with handed_on():
+        np.testing.assert_array_equal(hipkit.concatenate([x, y], axis=None).get(), np.concatenate([a, b], axis=None))
+    with handed_on():
+        with pytest.raises(ValueError, match="must match exactly"):
+            hipkit.concatenate([x, z])

@@ -832,6 +832,9 @@ def concatenate(arrays, axis=0, out=None, dtype=None):
     return out
 
 
+concatenate = functools.update_wrapper(_native.creation(6, concatenate), concatenate)  # native/creation.c
+
+
 def stack(arrays, axis=0, out=None, dtype=None):
     """NumPy's stack: join along a new axis."""
     arrays = [asarray(a) for a in arrays]
@@ -841,7 +844,8 @@ def stack(arrays, axis=0, out=None, dtype=None):
     if len(shapes) != 1:
         raise ValueError("all input arrays must have the same shape")
     axis = _layout.normalize_axis(axis, arrays[0].ndim + 1)
-    expanded = [a.reshape(a.shape[:axis] + (1,) + a.shape[axis:]) for a in arrays]
+    key = (slice(None),) * axis + (None,)  # a new axis of 1 there: a view (basic indexing, in C)
+    expanded = [a[key] for a in arrays]
     return concatenate(expanded, axis=axis, out=out, dtype=dtype)
 
 

@@ -4,7 +4,8 @@
  * device=None)), zeros (1) and ones (2) ((shape, dtype=None, stream=None, *, device=None)), full (3:
  * (shape, fill_value, dtype=None, stream=None, *, device=None)) and asarray (4: (obj, dtype=None, *,
  * device=None, copy=None); C takes obj alone: a hipkit array, or a C-contiguous NumPy array of one of
- * the ten dtypes, copied in) and arange (5: Python ints; int64 or a dtype= of hk_iota's).
+ * the ten dtypes, copied in), arange (5: Python ints; int64 or a dtype= of hk_iota's) and concatenate (6:
+ * hipkit arrays of one dtype along an int axis).
  *
  * What C does completely: a shape that is an int or a tuple of ints, a dtype= that configure()'s dict
  * knows (None: float64, for full the fill value's: bool, int64, float64), a Python bool/int/float fill
@@ -15,7 +16,7 @@
 
 #include "native.h"
 
-enum { EMPTY = 0, ZEROS = 1, ONES = 2, FULL = 3, ASARRAY = 4, ARANGE = 5 };
+enum { EMPTY = 0, ZEROS = 1, ONES = 2, FULL = 3, ASARRAY = 4, ARANGE = 5, CONCATENATE = 6 };
 
 typedef struct {
     hkp_callable head;
@@ -23,7 +24,7 @@ typedef struct {
     PyObject *host_type; /* asarray: numpy.ndarray, the host arrays it copies in C */
 } Creation;
 
-static PyObject *n_dtype, *n_stream, *n_device, *one;
+static PyObject *n_dtype, *n_stream, *n_device, *n_axis, *n_out, *one;
 
 /* shape as dims; 0 when C leaves it to Python (not ints, negative, too many dimensions, too big). */
 static int parse_shape(PyObject *shape, int64_t *dims, int *ndim, int itemsize)
@@ -195,10 +196,80 @@ static PyObject *arange(PyObject *const *args, Py_ssize_t nargs, PyObject *dtype
     return result;
 }
 
+/* concatenate(arrays, axis): hipkit arrays (a list or tuple) of one dtype and ndim >= 1 on the current device,
+ * equal but along `axis` (an int); each copied into its slice of a new array. NULL without an error for
+ * anything else (other dtypes to promote, axis None, host data, shapes that do not fit: the Python path). */
+static PyObject *concatenate(PyObject *seq, PyObject *axis_object)
+{
+    if (!(PyList_CheckExact(seq) || PyTuple_CheckExact(seq)) || !PyLong_CheckExact(axis_object))
+        return NULL;
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    int device = 0;
+    if (count < 1 || !hkp_is_array(items[0]) || hk_device_get(&device) != HK_SUCCESS)
+        return NULL;
+    const hkp_array *first = (const hkp_array *)items[0];
+    const int ndim = first->ndim;
+    long k = PyLong_AsLong(axis_object);
+    if (!first->np_dtype || ndim == 0 || (k == -1 && PyErr_Occurred()) || k < -ndim || k >= ndim)
+        return NULL;
+    const int axis = (int)(k < 0 ? k + ndim : k);
+    int64_t shape[HK_MAX_DIMS];
+    memcpy(shape, first->shape, sizeof(int64_t) * (size_t)ndim);
+    shape[axis] = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (!hkp_is_array(items[i]))
+            return NULL;
+        const hkp_array *a = (const hkp_array *)items[i];
+        if (!a->np_dtype || a->dtype != first->dtype || a->ndim != ndim || a->device != device)
+            return NULL;
+        for (int d = 0; d < ndim; d++)
+            if (d != axis && a->shape[d] != first->shape[d])
+                return NULL;
+        shape[axis] += a->shape[axis];
+    }
+    PyObject *result = hkp_new_array(ndim, shape, first->dtype, device);
+    if (!result)
+        return NULL;
+    hk_array out, piece;
+    hkp_describe((const hkp_array *)result, &out);
+    char *const start = out.data;
+    int64_t offset = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const hkp_array *a = (const hkp_array *)items[i];
+        out.shape[axis] = a->shape[axis];
+        out.data = start + offset * out.strides[axis] * first->itemsize;
+        offset += a->shape[axis];
+        hkp_describe(a, &piece);
+        if (a->size && hk_copy_array(&piece, &out, NULL) != HK_SUCCESS) {
+            Py_DECREF(result);
+            return NULL;
+        }
+    }
+    return result;
+}
+
 static PyObject *creation_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Creation *c = (Creation *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (c->kind == CONCATENATE) { /* (arrays, axis=0, out=None, dtype=None) */
+        static PyObject *zero;
+        if (!zero && !(zero = PyLong_FromLong(0)))
+            return NULL;
+        PyObject *axis = nargs >= 2 ? args[1] : zero, *result = NULL;
+        int ok = nargs >= 1 && nargs <= 2;
+        for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+            PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+            if (name == n_axis && nargs < 2)
+                axis = value;
+            else if (!((name == n_out || name == n_dtype) && value == Py_None))
+                ok = 0;
+        }
+        if (ok && !(result = concatenate(args[0], axis)))
+            PyErr_Clear();
+        return result ? result : hkp_hand_on(&c->head, args, nargsf, kwnames);
+    }
     if (c->kind == ARANGE) { /* (start, stop=None, step=1, dtype=None, stream=None, *, device=None) */
         PyObject *dtype = Py_None, *result = NULL;
         int ok = nargs >= 1 && nargs <= 3;
@@ -271,10 +342,11 @@ static PyObject *make_creation(PyObject *module, PyObject *const *argv, Py_ssize
 {
     (void)module;
     long kind = (argc == 2 || argc == 3) && PyLong_CheckExact(argv[0]) ? PyLong_AsLong(argv[0]) : -1;
-    if (kind < EMPTY || kind > ARANGE || !PyCallable_Check(argv[1]) || (kind == ASARRAY) != (argc == 3) ||
+    if (kind < EMPTY || kind > CONCATENATE || !PyCallable_Check(argv[1]) || (kind == ASARRAY) != (argc == 3) ||
         (argc == 3 && !PyType_Check(argv[2]))) {
         PyErr_SetString(PyExc_TypeError,
-                        "creation(kind: 0 empty, 1 zeros, 2 ones, 3 full, 4 asarray, 5 arange, fallback[, "
+                        "creation(kind: 0 empty, 1 zeros, 2 ones, 3 full, 4 asarray, 5 arange, 6 concatenate, "
+                        "fallback[, "
                         "numpy.ndarray])");
         return NULL;
     }
@@ -299,8 +371,10 @@ int hkp_creation_ready(void)
     n_dtype = PyUnicode_InternFromString("dtype");
     n_stream = PyUnicode_InternFromString("stream");
     n_device = PyUnicode_InternFromString("device");
+    n_axis = PyUnicode_InternFromString("axis");
+    n_out = PyUnicode_InternFromString("out");
     one = PyLong_FromLong(1);
-    if (!n_dtype || !n_stream || !n_device || !one)
+    if (!n_dtype || !n_stream || !n_device || !n_axis || !n_out || !one)
         return -1;
     return PyType_Ready(&creation_type);
 }
