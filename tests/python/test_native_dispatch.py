@@ -871,3 +871,29 @@ def test_concatenate_and_stack_of_one_dtype_in_c(rng):
     with handed_on():
         with pytest.raises(ValueError, match="must match exactly"):
             hipkit.concatenate([x, z])
+
+
+def test_masked_assignment_of_a_scalar_in_c(rng):
+    a = rng.standard_normal((5, 6)).astype(np.float32)
+    i = rng.integers(-9, 9, (5, 6)).astype(np.int8)
+    x, k = hipkit.asarray(a), hipkit.asarray(i)
+    want, iwant = a.copy(), i.copy()
+    with in_c():
+        x[x < 0] = 0.0
+        x[hipkit.asarray(a > 1.0)] = 2.5
+        k[k > 3] = -1
+        x.T[x.T > 0.5] = True
+        k[hipkit.zeros((5, 6), bool)] = 7  # nothing selected
+    want[a < 0] = 0.0
+    want[a > 1.0] = 2.5
+    iwant[i > 3] = -1
+    want.T[want.T > 0.5] = True
+    np.testing.assert_array_equal(x.get(), want)
+    np.testing.assert_array_equal(k.get(), iwant)
+    with handed_on():
+        with pytest.raises(OverflowError):
+            k[k > 0] = 300  # out of int8's range, as NumPy 2
+    with handed_on():
+        x[x > 1] = hipkit.asarray(np.float32(9))  # an array value: Python
+    want[want > 1] = 9
+    np.testing.assert_array_equal(x.get(), want)

@@ -821,10 +821,39 @@ static PyObject *array_subscript(PyObject *self, PyObject *key)
 /* view[key] = value for a basic key and a Python scalar (hk_fill) or a hipkit array apart from the view
  * (hk_copy_array: broadcast, converted) on the same device; else Python's (advanced keys, NumPy and host
  * values, casts C does not make, overlap, deletion, errors). */
+/* view[mask] = scalar for a bool hipkit mask of view's shape and a Python scalar that view's dtype holds:
+ * where(mask, scalar, view) into view, one launch and no wait; 0 when C leaves it to Python. */
+static int mask_assign(hkp_array *a, PyObject *key, PyObject *value)
+{
+    const int kind = hkp_scalar_kind(value);
+    if (kind == NOT_SCALAR || !hkp_is_array(key))
+        return 0;
+    const hkp_array *k = (const hkp_array *)key;
+    int device = 0;
+    _Alignas(8) unsigned char bits[8];
+    if (!k->np_dtype || k->dtype != HK_BOOL || k->ndim != a->ndim ||
+        memcmp(k->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim) != 0 || hk_device_get(&device) != HK_SUCCESS ||
+        a->device != device || k->device != device || !hkp_scalar_value(value, kind, a->dtype, bits))
+        return 0;
+    uintptr_t a0, a1, b0, b1;
+    hkp_extent(a, &a0, &a1);
+    hkp_extent(k, &b0, &b1);
+    if (a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1)
+        return 0; /* the mask overlaps the array (a bool array masking itself): Python */
+    hk_array in[3], out;
+    hkp_describe(k, &in[0]);
+    in[1].data = bits;
+    in[1].dtype = (hk_dtype)a->dtype;
+    in[1].ndim = HK_HOST_SCALAR;
+    hkp_describe(a, &in[2]);
+    hkp_describe(a, &out);
+    return !a->size || hk_elementwise(HK_OP_WHERE, in, 3, &out, NULL) == HK_SUCCESS;
+}
+
 static int array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
     PyObject *target = value && self->ob_type == hkp.ndarray ? basic_index((hkp_array *)self, key) : NULL;
-    int done = 0;
+    int done = value && !target && self->ob_type == hkp.ndarray && mask_assign((hkp_array *)self, key, value);
     if (target) {
         hkp_array *t = (hkp_array *)target;
         int kind = hkp_scalar_kind(value), device = 0;
