@@ -897,3 +897,16 @@ def test_masked_assignment_of_a_scalar_in_c(rng):
         x[x > 1] = hipkit.asarray(np.float32(9))  # an array value: Python
     want[want > 1] = 9
     np.testing.assert_array_equal(x.get(), want)
+
+
+def test_copy_deepcopy_and_pickle_make_real_copies(rng):
+    import copy
+    import pickle
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    x = hipkit.asarray(a)
+    for y in (copy.copy(x), copy.deepcopy(x), pickle.loads(pickle.dumps(x)), copy.copy(x.T)):
+        assert isinstance(y, hipkit.ndarray) and y.ptr != x.ptr and y.dtype == x.dtype
+        np.testing.assert_array_equal(y.get(), a if y.shape == a.shape else a.T)
+    z = copy.copy(x)
+    z += 1.0
+    np.testing.assert_array_equal(x.get(), a)  # the copy is its own memory

@@ -511,6 +511,18 @@ class ndarray(_native.ArrayBase):
     def __hash__(self):
         raise TypeError("unhashable type: 'hipkit.ndarray'")
 
+    # copy.copy / copy.deepcopy: a copy on the same device (the data lives in ArrayBase's C fields, which
+    # the default protocol would not copy). pickle: the elements travel as a NumPy array and come back on
+    # the current device of the process that unpickles them.
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        return (_unpickle, (self.get(),))
+
     # The methods over the math (sum, max, cumsum, take, ..., and sort, in place) and the operators
     # (__add__, __neg__, __eq__, __matmul__, ...) are installed by the modules of hipkit._ops that implement
     # them: the same callables as the functions, so x.sum() takes the C path hipkit.sum(x) takes.
@@ -891,6 +903,11 @@ def copy(a, *, device=None):
     """A copy of `a` (on `device` when given, else on a's device, or the current one for host data)."""
     a = asarray(a)
     return a.copy() if device is None or _target(device) == a._device else a.to_device(device)
+
+
+def _unpickle(host):
+    """pickle's way back: the NumPy array's elements on the current device."""
+    return asarray(host)
 
 
 def _configure_native():
