@@ -206,3 +206,17 @@ def test_ndarray_methods_and_operators_are_the_functions_own_callables():
         assert getattr(hipkit.ndarray, name).__qualname__ == f"ndarray.{name}"
     assert hipkit.ndarray.__cuda_array_interface__.fget.__qualname__ == "ndarray.__cuda_array_interface__"
     assert hipkit.zeros(2).__array_namespace__() is hipkit
+
+
+def test_user_kernels_load_on_first_use():
+    """import hipkit does not load the run-time compiler's modules (import speed); the names appear
+    on first use, as the same objects as hipkit.kernel's."""
+    code = ("import sys, hipkit\n"
+            "assert not any(m.startswith('hipkit.kernel') for m in sys.modules), sorted(sys.modules)\n"
+            "k = hipkit.RawKernel\n"
+            "assert k is hipkit.kernel.RawKernel and hipkit.ElementwiseKernel is hipkit.kernel.ElementwiseKernel\n"
+            "assert 'kernel' in dir(hipkit)\n"
+            "try:\n    hipkit.no_such_name\nexcept AttributeError as e:\n    assert 'no_such_name' in str(e)\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr

@@ -61,9 +61,24 @@ from .interop import from_dlpack, pinned_empty
 from numpy import (bool_, float16, float32, float64, int8, int32, int64, uint8, uint32, uint64,  # noqa: F401
                    e, inf, nan, newaxis, pi)
 bool = bool_  # noqa: A001 (hipkit.bool, as numpy.bool)
-from . import kernel
-from .kernel import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 from . import random
+
+# User kernels load on first use (import speed: the run-time compiler's module and its templates are
+# not needed to do array math): hipkit.kernel, RawKernel, RawModule, ElementwiseKernel, ReductionKernel.
+_KERNEL_NAMES = ("ElementwiseKernel", "RawKernel", "RawModule", "ReductionKernel")
+
+
+def __getattr__(name):
+    if name == "kernel" or name in _KERNEL_NAMES:
+        import importlib
+        kernel = importlib.import_module(".kernel", __name__)  # lazy by design (see above)
+        globals().update({"kernel": kernel, **{n: getattr(kernel, n) for n in _KERNEL_NAMES}})
+        return globals()[name]
+    raise AttributeError(f"module 'hipkit' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"kernel", *_KERNEL_NAMES})
 
 # The version of the library actually loaded, not of the header it was built against.
 __version__ = _library_version()

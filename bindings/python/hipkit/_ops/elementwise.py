@@ -229,6 +229,7 @@ def _ufunc_general(row, args, out, stream):
     return target
 
 
+@functools.lru_cache(maxsize=None)  # one row per op, asked for by its function and its operators
 def _dtype_rows(row):
     """The op's loop and result dtypes for each promoted dtype T (hk_dtype codes, -1 where NumPy refuses):
     _loop_dtypes's rule as the two tables the C path reads."""
