@@ -910,3 +910,29 @@ def test_copy_deepcopy_and_pickle_make_real_copies(rng):
     z = copy.copy(x)
     z += 1.0
     np.testing.assert_array_equal(x.get(), a)  # the copy is its own memory
+
+
+def test_assignment_through_an_int64_index_array_in_c(rng):
+    a = rng.standard_normal((8, 3)).astype(np.float32)
+    x = hipkit.asarray(a)
+    want = a.copy()
+    i = np.array([6, 0, -1, 3], np.int64)
+    k = hipkit.asarray(i)
+    v = rng.standard_normal((4, 3)).astype(np.float32)
+    with in_c():
+        x[k] = 1.5
+        x[hipkit.asarray(np.array([2, 5]))] = hipkit.asarray(v[:2])
+        x[hipkit.asarray(np.array([[1], [4]]))] = hipkit.asarray(v[0])  # broadcast over (2, 1, 3)
+        x[k[:0]] = 3.0  # no indices: nothing written
+    want[i] = 1.5
+    want[[2, 5]] = v[:2]
+    want[np.array([[1], [4]])] = v[0]
+    np.testing.assert_array_equal(x.get(), want)
+    with handed_on():
+        with pytest.raises(IndexError):
+            x[hipkit.asarray(np.array([0, 8]))] = 0.0
+    np.testing.assert_array_equal(x.get(), want)  # nothing written by the refused call
+    with handed_on():
+        x[k] = hipkit.asarray(v.astype(np.float64))  # a cast: Python
+    want[i] = v
+    np.testing.assert_array_equal(x.get(), want)

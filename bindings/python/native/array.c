@@ -850,10 +850,74 @@ static int mask_assign(hkp_array *a, PyObject *key, PyObject *value)
     return !a->size || hk_elementwise(HK_OP_WHERE, in, 3, &out, NULL) == HK_SUCCESS;
 }
 
+/* view[indices] = value for an int64 hipkit index array on the same device (a scatter along axis 0:
+ * hk_put, which checks the indices, waiting for the device) and a value that is a Python scalar the
+ * view's dtype holds or a hipkit array of the view's dtype broadcast to indices.shape + view.shape[1:],
+ * apart from the view; 0 when C leaves it to Python (casts, overlap, odd shapes, errors). */
+static int put_assign(hkp_array *a, PyObject *key, PyObject *value)
+{
+    if (!hkp_is_array(key) || a->ndim == 0)
+        return 0;
+    const hkp_array *k = (const hkp_array *)key;
+    int device = 0;
+    if (!k->np_dtype || k->dtype != HK_INT64 || k->ndim + a->ndim - 1 > HK_MAX_DIMS ||
+        hk_device_get(&device) != HK_SUCCESS || a->device != device || k->device != device)
+        return 0;
+    hk_array values, indices, out;
+    values.dtype = (hk_dtype)a->dtype;
+    values.ndim = k->ndim + a->ndim - 1;
+    for (int d = 0; d < k->ndim; d++)
+        values.shape[d] = k->shape[d];
+    for (int d = 1; d < a->ndim; d++)
+        values.shape[k->ndim + d - 1] = a->shape[d];
+    PyObject *held = NULL; /* the one-element buffer of a scalar value */
+    const int kind = hkp_scalar_kind(value);
+    if (kind != NOT_SCALAR) {
+        _Alignas(8) unsigned char bits[8];
+        if (!hkp_scalar_value(value, kind, a->dtype, bits) || !(held = hkp_new_array(0, NULL, a->dtype, device)))
+            return 0;
+        hk_array one;
+        hkp_describe((const hkp_array *)held, &one);
+        if (hk_fill(&one, bits, NULL) != HK_SUCCESS) {
+            Py_DECREF(held);
+            return 0;
+        }
+        values.data = ((hkp_array *)held)->data;
+        for (int d = 0; d < values.ndim; d++)
+            values.strides[d] = 0;
+    } else {
+        if (!hkp_is_array(value))
+            return 0;
+        const hkp_array *v = (const hkp_array *)value;
+        uintptr_t a0, a1, b0, b1;
+        hkp_extent(a, &a0, &a1);
+        hkp_extent(v, &b0, &b1);
+        if (!v->np_dtype || v->dtype != a->dtype || v->device != device || v->ndim > values.ndim ||
+            (a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1))
+            return 0;
+        values.data = v->data;
+        for (int d = 0; d < values.ndim; d++) { /* NumPy's broadcasting of value to the values' shape */
+            const int e = d - (values.ndim - v->ndim);
+            if (e < 0 || v->shape[e] == 1)
+                values.strides[d] = 0;
+            else if (v->shape[e] == values.shape[d])
+                values.strides[d] = v->strides[e];
+            else
+                return 0;
+        }
+    }
+    hkp_describe(k, &indices);
+    hkp_describe(a, &out);
+    const int done = hk_put(&values, &indices, 0, &out, HK_TAKE_RAISE, NULL) == HK_SUCCESS;
+    Py_XDECREF(held);
+    return done;
+}
+
 static int array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
     PyObject *target = value && self->ob_type == hkp.ndarray ? basic_index((hkp_array *)self, key) : NULL;
-    int done = value && !target && self->ob_type == hkp.ndarray && mask_assign((hkp_array *)self, key, value);
+    int done = value && !target && self->ob_type == hkp.ndarray &&
+               (mask_assign((hkp_array *)self, key, value) || put_assign((hkp_array *)self, key, value));
     if (target) {
         hkp_array *t = (hkp_array *)target;
         int kind = hkp_scalar_kind(value), device = 0;
