@@ -92,8 +92,9 @@ void check_select(const std::vector<int64_t> &shape, Kind in_kind, Kind mask_kin
     const hk_array out = view(out_mem.get(), dtype, {count});
     ASSERT_HK_OK(hk_mask_select(&in, &mask, &out, nullptr));
     ASSERT_HK_OK(hk_memcpy_dtoh(got.data(), out_mem.get(), got.size()));
-    if (!want.empty()) // memcmp takes no NULL, which an empty vector's data() may be
+    if (!want.empty()) { // memcmp takes no NULL, which an empty vector's data() may be
         EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0) << "selected elements differ";
+    }
     for (size_t b = want.size(); b < got.size(); b++)
         ASSERT_EQ(got[b], 0xA5) << "the element after out was written";
 }
