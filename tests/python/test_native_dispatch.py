@@ -824,9 +824,9 @@ def test_var_and_std_with_ddof_or_correction_in_c(rng, name):
             want = np.asarray(np_f(a, axis=axis, **np_kw))
             assert got.shape == want.shape
             np.testing.assert_allclose(got.get(), want, rtol=1e-12)
-    with handed_on():
-        with pytest.raises(NotImplementedError):
-            getattr(hipkit, name)(x, correction=0.5)
+    with handed_on():  # a fractional correction: the Python path, which scales the ddof=0 result
+        got = getattr(hipkit, name)(x, correction=0.5)
+    np.testing.assert_allclose(got.get(), np_f(a, ddof=0.5), rtol=1e-12)
     with handed_on():
         with pytest.raises(ValueError):
             getattr(hipkit, name)(x, ddof=1, correction=2)

@@ -52,9 +52,11 @@ from . import ops
 globals().update({_name: getattr(ops, _name) for _name in ops._UFUNC_NAMES})
 from . import linalg
 from . import _array_api
-from ._array_api import (__array_api_version__, astype, broadcast_arrays, broadcast_shapes, can_cast,  # noqa: F401
-                         concat, cumulative_prod, cumulative_sum, finfo, flip, iinfo, isdtype, matrix_transpose,
-                         moveaxis, permute_dims, result_type, unstack)
+from ._array_api import (__array_api_version__, __array_namespace_info__, astype, broadcast_arrays,  # noqa: F401
+                         broadcast_shapes, can_cast, concat, conj, cumulative_prod, cumulative_sum, diff, eye,
+                         finfo, flip, iinfo, isdtype, matrix_transpose, meshgrid, moveaxis, permute_dims, repeat,
+                         result_type, roll, searchsorted, take_along_axis, tensordot, tile, tril, triu,
+                         unique_all, unique_counts, unique_inverse, unique_values, unstack, vecdot)
 # x.__array_namespace__() is this module: installed here, the one module above all the others.
 _array_api.install_namespace(_sys.modules[__name__])
 from .interop import from_dlpack, pinned_empty

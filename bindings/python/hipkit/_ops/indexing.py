@@ -150,14 +150,40 @@ def _split_key(key):
     return basic, pos, items[pos]
 
 
+def _zero_d_bool(key):
+    """The value of a 0-d boolean index used alone (True, np.True_, a 0-d bool array, or one in a 1-tuple),
+    else None. A hipkit array's value is read back: it decides the result's size."""
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, (bool, np.bool_)):
+        return bool(key)
+    if isinstance(key, (ndarray, np.ndarray)) and key.ndim == 0 and np.dtype(key.dtype) == _BOOL:
+        return bool(key.item())
+    return None
+
+
 @_on_data
 def _advanced_get(x, key):
-    """x[key] for one integer or boolean array index (the rest basic): a gather (take)."""
+    """x[key] for one integer or boolean array index (the rest basic): a gather (take). A boolean array
+    alone may have any number of dimensions up to x's, matching x's leading axes (the array API's boolean
+    indexing): 0-d, x[True] (a new axis of 1) and x[False] (of 0); otherwise x's leading axes flattened into
+    one and taken at the mask's nonzero positions."""
+    flag = _zero_d_bool(key)
+    if flag is not None:
+        return x[None].copy() if flag else ndarray._empty((0,) + x.shape, x.dtype)
     if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and key.shape == x.shape \
             and x.ndim:
         mask = key if isinstance(key, ndarray) else asarray(key)
         _check_device("boolean indexing", x, mask)
         return _select(x, mask)
+    if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and 1 < key.ndim < x.ndim:
+        if key.shape != x.shape[:key.ndim]:
+            raise IndexError(f"boolean index of shape {key.shape} did not match the leading axes of the indexed "
+                             f"array, of shape {x.shape}")
+        mask = key if isinstance(key, ndarray) else asarray(key)
+        _check_device("boolean indexing", x, mask)
+        rows = x.reshape((-1,) + x.shape[key.ndim:])
+        return take(rows, _flat_nonzero(mask), axis=0, mode="clip")
     split = _split_key(key)
     if split is None:
         raise NotImplementedError("hipkit indexing takes at most one integer or boolean array index (combined "
@@ -331,6 +357,12 @@ def _check_bounds(ix, size, axis):
 
 def advanced_set(x, key, value):
     """x[key] = value for keys with integer or boolean arrays (see the module's docstring)."""
+    flag = _zero_d_bool(key)
+    if flag is not None:  # x[True] = value sets every element, x[False] = value none (value checked either way)
+        values = _broadcast_value(_value_array(value, x.dtype), (int(flag),) + x.shape)
+        if flag:
+            x[...] = values[0]
+        return
     items = key if isinstance(key, tuple) else (key,)
     # A mask of x's shape with one value: a where, without waiting for the GPU.
     if len(items) == 1 and isinstance(items[0], ndarray) and items[0].dtype == _BOOL and \

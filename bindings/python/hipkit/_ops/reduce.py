@@ -3,6 +3,7 @@ its C path (hipkit._native.reduction), var and std, and count_nonzero (a sum of 
 return 0-d arrays (no copy to the host). Installs ndarray's reduction methods."""
 import builtins
 import functools
+import math
 import operator
 
 from .. import _dtypes
@@ -13,7 +14,7 @@ from ..array import _HK_DTYPE, _check_device, _copy_into, _desc, _dtype, _on_dat
 from ..device import _stream_handle
 from ..errors import check
 from ._base import _BOOL, _FLOAT64, _INT64, _array_arg
-from .elementwise import not_equal
+from .elementwise import multiply, not_equal, sqrt
 
 
 def _axes(axis, ndim):
@@ -66,10 +67,12 @@ def _zero_d_axis(name, axis):
 @_on_data
 def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, stream=None):
     x = _array_arg(name, x)
+    wanted = None  # sum's and prod's dtype=, which is also the result's (NumPy's rule)
     if dtype is not None:
         dt = _dtype(dtype)
         if dt != x.dtype:
             x = x.astype(dt, stream=stream)
+        wanted = dt if name in ("sum", "prod") else None
     if name in ("argmin", "argmax") and isinstance(axis, (tuple, list)):
         raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
     if x.ndim == 0 and axis is not None and not isinstance(axis, (tuple, list)):
@@ -97,6 +100,9 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, st
     if out is not None and target is not out:
         _copy_into(out, target, stream)
         return out
+    if out is None and wanted is not None and wanted != result_dtype:
+        # accumulated in int64/uint64 and converted: the same value modulo 2**bits as NumPy's sum in dtype
+        return target.astype(wanted, stream=stream)
     return target
 
 
@@ -160,23 +166,59 @@ amin, amax = min, max
 
 
 def _ddof(ddof, correction):
-    """NumPy's ddof or the array API's correction (the same number; give one)."""
+    """NumPy's ddof or the array API's correction (the same number; give one): an int, or a float when
+    correction is not a whole number (which the kernel, taking an int, cannot subtract: _scaled_variance)."""
     if correction == 0:
         return ddof
     if ddof != 0:
         raise ValueError("ddof and correction have the same meaning; give only one")
-    if correction != int(correction):
-        raise NotImplementedError("hipkit's var and std take a whole-number correction")
-    return int(correction)
+    try:
+        value = float(correction)
+    except (TypeError, ValueError):
+        raise TypeError(f"correction must be a real number, not {type(correction).__name__}") from None
+    return int(value) if value.is_integer() else value
+
+
+@_on_data
+def _scaled_variance(name, a, axis, dtype, out, keepdims, correction, stream):
+    """var or std with a correction that is not a whole number: the kernel's variance with ddof 0, times
+    N / (N - correction) (N the number of elements reduced; infinite when N - correction <= 0, as NumPy's
+    division by max(N - ddof, 0)), then its square root for std; on the device."""
+    a = _array_arg(name, a)
+    variance = _reduce("var", a, axis, dtype, None, keepdims, 0, stream=stream)
+    if a.ndim == 0 and axis is not None and not isinstance(axis, (tuple, list)):
+        axis = _zero_d_axis("var", axis)
+    axes, _ = _axes(axis, a.ndim)
+    count = math.prod(a.shape[k] for k in axes)
+    factor = count / (count - correction) if count - correction > 0 else math.inf
+    result = multiply(variance, factor, out=variance, stream=stream)
+    if name == "std":
+        result = sqrt(result, out=result, stream=stream)
+    if out is None:
+        return result
+    if not isinstance(out, ndarray) or out.shape != result.shape:
+        raise ValueError(f"{name}: out must be a hipkit.ndarray of shape {result.shape}")
+    _check_device(name, out)
+    _copy_into(out, result, stream)
+    return out
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=0.0, stream=None):
-    """Variance; ddof (NumPy) or correction (the array API's name) is subtracted from the count."""
-    return _reduce("var", a, axis, dtype, out, keepdims, _ddof(ddof, correction), stream=stream)
+    """Variance; ddof (NumPy) or correction (the array API's name; any real number) is subtracted from the
+    count."""
+    ddof = _ddof(ddof, correction)
+    if isinstance(ddof, float):
+        return _scaled_variance("var", a, axis, dtype, out, keepdims, ddof, stream)
+    return _reduce("var", a, axis, dtype, out, keepdims, ddof, stream=stream)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=0.0, stream=None):
-    return _reduce("std", a, axis, dtype, out, keepdims, _ddof(ddof, correction), stream=stream)
+    """Standard deviation; ddof (NumPy) or correction (the array API's name; any real number) is subtracted
+    from the count."""
+    ddof = _ddof(ddof, correction)
+    if isinstance(ddof, float):
+        return _scaled_variance("std", a, axis, dtype, out, keepdims, ddof, stream)
+    return _reduce("std", a, axis, dtype, out, keepdims, ddof, stream=stream)
 
 
 var, std = (_fast_reduction(f, 3) for f in (var, std))
