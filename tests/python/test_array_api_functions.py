@@ -654,3 +654,64 @@ def test_boolean_index_of_the_leading_axes(rng, shape, k):
         np.testing.assert_array_equal(y.get(), target)
     with pytest.raises(IndexError, match="did not match"):
         hipkit.zeros(shape)[hipkit.asarray(np.ones(tuple(n + 1 for n in shape[:k]), bool))]
+
+
+# ---------------------------------------------------------------- __dlpack__'s keywords (2023.12)
+
+def _capsule_flags(capsule):
+    from hipkit import interop
+    address = interop._api.PyCapsule_GetPointer(id(capsule), interop._VERSIONED)
+    return interop._ManagedVersioned.from_address(address).flags
+
+
+def test_dlpack_sets_is_copied_when_it_copies(rng):
+    x = hipkit.asarray(rng.standard_normal(5))
+    assert _capsule_flags(x.__dlpack__(max_version=(1, 0))) & 2 == 0
+    assert _capsule_flags(x.__dlpack__(max_version=(1, 0), copy=False)) & 2 == 0
+    assert _capsule_flags(x.__dlpack__(max_version=(1, 0), copy=True)) & 2 == 2
+    host = x.__dlpack__(max_version=(1, 0), dl_device=(1, 0))  # kDLCPU: a copy unless x is there already
+    assert _capsule_flags(host) & 2 == (0 if x.device.is_cpu else 2)
+    copied = np.from_dlpack(_Exporter(x, copy=True))
+    np.testing.assert_array_equal(copied, x.get())
+    if x.device.is_cpu:
+        assert copied.ctypes.data != x.ptr
+
+
+class _Exporter:
+    """x's DLPack protocol with fixed keywords added, for NumPy's from_dlpack."""
+
+    def __init__(self, x, **kwargs):
+        self.x, self.kwargs = x, kwargs
+
+    def __dlpack__(self, **kwargs):
+        return self.x.__dlpack__(**{**kwargs, **self.kwargs})
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()
+
+
+def test_dlpack_stream_and_device_arguments():
+    import enum
+
+    class DL(enum.Enum):
+        CPU = 1
+        VULKAN = 7
+
+    x = hipkit.zeros(3)
+    x.__dlpack__(dl_device=(DL.CPU, 0))  # the standard's enum members, or ints
+    with pytest.raises(BufferError, match="not \\(7, 0\\)"):
+        x.__dlpack__(dl_device=(DL.VULKAN, 0))
+    if x.device.is_cpu:  # host memory takes no stream
+        for stream in (1, -1, 0):
+            with pytest.raises(ValueError, match="stream must be None for an array in host memory"):
+                x.__dlpack__(stream=stream)
+    else:
+        cuda = hipkit.platform() == "nvidia"
+        for stream in (None, -1, 1, 2) if cuda else (None, -1, 0):
+            x.__dlpack__(stream=stream)
+        with pytest.raises(ValueError, match="not allowed"):
+            x.__dlpack__(stream=0 if cuda else 1)
+        with pytest.raises(ValueError, match="stream must be None for an array in host memory"):
+            x.__dlpack__(stream=1 if cuda else 0, dl_device=(1, 0))
+        with pytest.raises(ValueError, match="at least -1"):
+            x.__dlpack__(stream=-2)

@@ -18,13 +18,15 @@ full, linspace and *_like, from_dlpack), the elementwise functions of the librar
 and hyperbolic functions and their inverses, rounding, sign, signbit, copysign, hypot, logaddexp, clip,
 where, ...: hipkit.ops._UFUNC_NAMES lists them),
 reductions (sum, prod, min, max, mean, var, std, any, all, argmin, argmax, count_nonzero),
-cumulative_sum/prod, sort, argsort, nonzero, take, matmul, and the manipulation functions that are
+cumulative_sum/prod, sort, argsort, nonzero, take, matmul, the manipulation functions that are
 views or copies (reshape, permute_dims, matrix_transpose, expand_dims, squeeze, flip, moveaxis,
-broadcast_to/arrays, concat, stack, unstack, astype), with the dtypes bool, int8, uint8, int32,
-uint32, int64, uint64, float32, float64 (and float16, outside the standard). Not provided: int16,
-uint16 and complex dtypes, set functions,
-searchsorted, linalg and fft extensions. Creation functions take device= (a hipkit.Device, a device
-number, "cpu" or "gpu"). tests/python/test_array_api.py lists every deviation.
+broadcast_to/arrays, concat, stack, unstack, astype), and those composed of the ops, on the device of
+their data (eye, meshgrid, tril, triu, roll, repeat, tile, tensordot, vecdot, searchsorted,
+take_along_axis, diff, unique_all/counts/inverse/values), __array_namespace_info__, with the dtypes
+bool, int8, uint8, int32, uint32, int64, uint64, float32, float64 (and float16, outside the standard).
+Not provided: int16, uint16 and complex dtypes (conj is the identity; no real, imag), isin, the linalg
+and fft extensions (hipkit.linalg has norm only). Creation functions take device= (a hipkit.Device, a
+device number, "cpu" or "gpu"). tests/python/test_array_api.py lists every deviation.
 
 The package is layered: each module imports only modules below it, at its top (errors, device, _dtypes,
 _layout, array, interop, the op families of _ops, ops, _array_api, linalg, random, kernel, and this one

@@ -33,7 +33,7 @@ K_DL_CPU, K_DL_CUDA, K_DL_CUDA_HOST, K_DL_ROCM, K_DL_ROCM_HOST, K_DL_CUDA_MANAGE
 # Memory the host reads and writes directly: the CPU device views it (pinned memory included).
 HOST_DEVICE_TYPES = (K_DL_CPU, K_DL_CUDA_HOST, K_DL_ROCM_HOST)
 _INT, _UINT, _FLOAT, _BOOL_CODE = 0, 1, 2, 6
-_READ_ONLY = 1
+_READ_ONLY, _IS_COPIED = 1, 2  # DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_IS_COPIED
 
 
 class _Device(ctypes.Structure):
@@ -126,28 +126,39 @@ def _capsule_destructor(capsule):
 
 def _stream_ready(array, stream):
     """Make hipkit's queued work on `array`'s device visible to the consumer's `stream` (DLPack's
-    rule). hipkit works on the default stream: a GPU consumer on the default stream (None, 0, 1 or
-    2 on CUDA) needs nothing; any other stream waits here for the device to finish hipkit's work.
-    A host consumer (the array is on the CPU device, where the stream is None) always waits: the
-    CPU device's work runs on its worker threads."""
+    rule, as the array API standard words it). hipkit works on the default stream: a GPU consumer on
+    the default stream (None; 1 or 2, CUDA's legacy and per-thread default streams; 0, ROCm's) needs
+    nothing; -1 asks for no synchronization; any other stream waits here for the device to finish
+    hipkit's work. CUDA's 0 is refused as ambiguous, as are ROCm's 1 and 2, which it does not have.
+    A host consumer (the array is on the CPU device) passes None, the only stream kDLCPU takes, and
+    always waits: the CPU device's work runs on its worker threads."""
     if array._host_memory():
+        if stream is not None:
+            raise ValueError(f"__dlpack__: stream must be None for an array in host memory (kDLCPU), got "
+                             f"{stream!r}")
         with _on(array._device):
             check(lib.hk_device_synchronize())
         return
-    if stream is None or stream in (0, 1, 2):
+    if stream is None:
         return
-    if not isinstance(stream, int) or stream < 0 and stream != -1:
-        raise ValueError(f"__dlpack__: stream must be None or an int, got {stream!r}")
-    if stream != -1:
-        with _on(array._device):
-            check(lib.hk_device_synchronize())
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream < -1:
+        raise ValueError(f"__dlpack__: stream must be None or an int of at least -1, got {stream!r}")
+    cuda = _gpu_device_type() == K_DL_CUDA
+    if stream in ((0,) if cuda else (1, 2)):
+        why = "0 is ambiguous; 1 is the legacy default stream, 2 the per-thread one" if cuda else \
+            "0 is the default stream"
+        raise ValueError(f"__dlpack__: stream {stream} is not allowed on {'CUDA' if cuda else 'ROCm'} ({why})")
+    if stream in (-1, 0, 1, 2):
+        return
+    with _on(array._device):
+        check(lib.hk_device_synchronize())
 
 
 def to_dlpack(array, *, stream=None, max_version=None, dl_device=None, copy=None):
     """The DLPack capsule sharing `array`'s memory (ndarray.__dlpack__). dl_device=(1, 0) (kDLCPU)
     for an array on a GPU exports a copy on the CPU device (refused with copy=False)."""
-    if dl_device is not None and tuple(dl_device) != dlpack_device(array):
-        wanted = tuple(int(v) for v in dl_device)
+    wanted = None if dl_device is None else tuple(int(getattr(v, "value", v)) for v in dl_device)  # ints or enums
+    if wanted is not None and wanted != dlpack_device(array):
         if wanted[0] != K_DL_CPU:
             raise BufferError(f"__dlpack__: the array is on DLPack device {dlpack_device(array)}, not {wanted}; "
                               f"move it there first (x.to_device(...))")
@@ -155,8 +166,11 @@ def to_dlpack(array, *, stream=None, max_version=None, dl_device=None, copy=None
             raise BufferError(f"__dlpack__: dl_device={wanted} asks for host memory but the array is on a GPU "
                               f"(DLPack device {dlpack_device(array)}) and copy=False")
         array, copy = array.to_device(_cpu_device()), None
+        copied = True
+    else:
+        copied = False
     if copy:
-        array = array.copy()
+        array, copied = array.copy(), True
     _stream_ready(array, stream)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
     managed = (_ManagedVersioned if versioned else _Managed)()
@@ -175,7 +189,7 @@ def to_dlpack(array, *, stream=None, max_version=None, dl_device=None, copy=None
     managed.deleter = _deleter
     if versioned:
         managed.version = _Version(1, 0)
-        managed.flags = 0
+        managed.flags = _IS_COPIED if copied else 0  # the standard asks for the flag whenever a copy was made
     address = ctypes.addressof(managed)
     with _exports_lock:
         _exports[address] = (managed, shape, strides, array)
