@@ -671,23 +671,10 @@ def test_dlpack_sets_is_copied_when_it_copies(rng):
     assert _capsule_flags(x.__dlpack__(max_version=(1, 0), copy=True)) & 2 == 2
     host = x.__dlpack__(max_version=(1, 0), dl_device=(1, 0))  # kDLCPU: a copy unless x is there already
     assert _capsule_flags(host) & 2 == (0 if x.device.is_cpu else 2)
-    copied = np.from_dlpack(_Exporter(x, copy=True))
-    np.testing.assert_array_equal(copied, x.get())
-    if x.device.is_cpu:
+    if x.device.is_cpu:  # NumPy passes copy= on to __dlpack__
+        copied = np.from_dlpack(x, copy=True)
+        np.testing.assert_array_equal(copied, x.get())
         assert copied.ctypes.data != x.ptr
-
-
-class _Exporter:
-    """x's DLPack protocol with fixed keywords added, for NumPy's from_dlpack."""
-
-    def __init__(self, x, **kwargs):
-        self.x, self.kwargs = x, kwargs
-
-    def __dlpack__(self, **kwargs):
-        return self.x.__dlpack__(**{**kwargs, **self.kwargs})
-
-    def __dlpack_device__(self):
-        return self.x.__dlpack_device__()
 
 
 def test_dlpack_stream_and_device_arguments():
@@ -715,3 +702,43 @@ def test_dlpack_stream_and_device_arguments():
             x.__dlpack__(stream=1 if cuda else 0, dl_device=(1, 0))
         with pytest.raises(ValueError, match="at least -1"):
             x.__dlpack__(stream=-2)
+
+
+# ---------------------------------------------------------------- the linalg extension's composed part
+
+def test_linalg_names_are_the_namespaces():
+    for name in ("matmul", "matrix_transpose", "tensordot", "vecdot"):
+        assert getattr(hipkit.linalg, name) is getattr(hipkit, name)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (1, 1), (4, 7), (7, 4), (3, 5, 5), (2, 0, 3)])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint32", "float32"])
+def test_linalg_diagonal_and_trace(rng, shape, dtype):
+    for label, x, host in _views(rng, shape, dtype):
+        for offset in (0, 1, -1, 3, -5, 9):
+            got = hipkit.linalg.diagonal(x, offset=offset)
+            _same(got, np.linalg.diagonal(host, offset=offset))
+            if dtype != "bool":
+                _same(hipkit.linalg.trace(x, offset=offset), np.linalg.trace(host, offset=offset))
+                _close(hipkit.linalg.trace(x, offset=offset, dtype="float64"),
+                       np.linalg.trace(host, offset=offset, dtype="float64"))
+        if x.size:  # a view of x, as NumPy's: writing through it writes x's diagonal
+            hipkit.linalg.diagonal(x, offset=1)[...] = 0
+            written = x.get()
+            assert not np.linalg.diagonal(written, offset=1).any()
+            off = np.triu(np.ones(shape[-2:], bool), 1) & ~np.triu(np.ones(shape[-2:], bool), 2)
+            np.testing.assert_array_equal(written[..., ~off], host[..., ~off])
+    with pytest.raises(ValueError, match="at least two dimensions"):
+        hipkit.linalg.diagonal(hipkit.zeros(3))
+    with pytest.raises(TypeError, match="only numeric dtypes"):
+        hipkit.linalg.trace(hipkit.zeros((2, 2), dtype=bool))
+
+
+@pytest.mark.parametrize("n, m", [(0, 3), (1, 1), (5, 7)])
+def test_linalg_outer(rng, n, m):
+    for (_, x1, h1), (_, x2, h2) in zip(_views(rng, (n,), "int32"), _views(rng, (m,), "float32")):
+        _close(hipkit.linalg.outer(x1, x2), np.linalg.outer(h1, h2))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        hipkit.linalg.outer(hipkit.zeros((2, 2)), hipkit.zeros(2))
+    with pytest.raises(TypeError, match="only numeric dtypes"):
+        hipkit.linalg.outer(hipkit.zeros(2, dtype=bool), hipkit.zeros(2, dtype=bool))

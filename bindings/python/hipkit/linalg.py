@@ -1,9 +1,49 @@
-"""hipkit.linalg: vector norms (more of numpy.linalg later)."""
+"""hipkit.linalg: vector norms (more of numpy.linalg later), and the part of the array API's linalg
+extension made of what hipkit has: matmul, matrix_transpose, tensordot and vecdot (the namespace's own
+functions), diagonal (a view), trace and outer."""
 import math
 
 import numpy as np
 
 from . import ops
+from ._array_api import _array, _numeric, matrix_transpose, tensordot, vecdot  # noqa: F401 (the extension's names)
+from .device import _index
+from .ops import matmul  # noqa: F401
+
+
+def diagonal(x, /, *, offset=0):
+    """The diagonal `offset` (> 0 above the main one, < 0 below) of each matrix of x (..., M, N), as a view
+    of x of shape (..., K): K the diagonal's length."""
+    _array("diagonal", x)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: x must have at least two dimensions, not {x.ndim}")
+    offset = _index(offset, "diagonal: offset")
+    rows, cols = x.shape[-2:]
+    row_step, col_step = x._el_strides[-2:]
+    if offset >= 0:
+        length, start = max(0, min(rows, cols - offset)), offset * col_step
+    else:
+        length, start = max(0, min(rows + offset, cols)), -offset * row_step
+    return x._view(x.shape[:-2] + (length,), x._el_strides[:-2] + (row_step + col_step,),
+                   x._offset + (start if length else 0))
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sums of the diagonals `offset` of the matrices of x (..., M, N): shape (...). dtype None: x's,
+    integers widened to int64 (uint64 for unsigned ones), as the standard and sum say."""
+    _numeric("trace", _array("trace", x))
+    return ops.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def outer(x1, x2, /):
+    """The outer product of two 1-d arrays: x1[i] * x2[j], of shape (len(x1), len(x2)) and their
+    promoted dtype."""
+    for what, x in (("x1", x1), ("x2", x2)):
+        _array("outer", x, what)
+        if x.ndim != 1:
+            raise ValueError(f"outer: {what} must be one-dimensional, not of shape {x.shape}")
+    _numeric("outer", x1, x2)
+    return ops.multiply(x1[:, None], x2[None, :])
 
 
 def norm(x, ord=None, axis=None, keepdims=False, *, stream=None):
