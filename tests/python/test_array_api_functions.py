@@ -742,3 +742,40 @@ def test_linalg_outer(rng, n, m):
         hipkit.linalg.outer(hipkit.zeros((2, 2)), hipkit.zeros(2))
     with pytest.raises(TypeError, match="only numeric dtypes"):
         hipkit.linalg.outer(hipkit.zeros(2, dtype=bool), hipkit.zeros(2, dtype=bool))
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, math.inf, -math.inf, 3, 0.5, -1])
+def test_linalg_vector_norm(rng, ord):
+    cases = [((7,), None), ((4, 5), None), ((4, 5), 1), ((4, 5), -2), ((2, 3, 4), (0, 2)), ((), None)]
+    if abs(ord) != math.inf:  # hipkit's max and min refuse every empty array (NumPy's only an empty reduction)
+        cases.append(((0, 3), 1))
+    for shape, axis in cases:
+        for dtype in ("float32", "float64", "int32"):
+            for label, x, host in _views(rng, shape, dtype):
+                for keepdims in (False, True):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", RuntimeWarning)  # 0 ** -1
+                        want = np.linalg.vector_norm(host, axis=axis, keepdims=keepdims, ord=ord)
+                    got = hipkit.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+                    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
+                    np.testing.assert_allclose(got.get(), want, rtol=1e-5 if dtype == "float32" else 1e-12)
+    with pytest.raises(ValueError, match="Invalid norm order"):
+        hipkit.linalg.vector_norm(hipkit.zeros(3), ord="fro")
+
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "float32"])
+@pytest.mark.parametrize("to", ["int8", "uint8", "uint32", "int64", "float64"])
+def test_cumulative_dtype_is_the_result_dtype(rng, name, dtype, to):
+    """cumulative_sum/prod(x, dtype=d) (and cumsum, cumprod) give d, as NumPy's: integers wrap as in d."""
+    host = _data(rng, (3, 11), dtype)
+    if host.dtype.kind == "f" and np.dtype(to).kind == "u":
+        host = np.abs(host)  # a negative float's conversion to an unsigned integer is undefined (C, NumPy)
+    reference = np.cumulative_sum if name == "cumulative_sum" else np.cumulative_prod
+    for x, view in [(hipkit.asarray(host), host), (hipkit.asarray(host.T.copy()).T, host)]:
+        for axis in (0, 1):
+            for include_initial in (False, True):
+                _close(getattr(hipkit, name)(x, axis=axis, dtype=to, include_initial=include_initial),
+                       reference(view, axis=axis, dtype=to, include_initial=include_initial))
+        _close(getattr(hipkit, "cumsum" if name == "cumulative_sum" else "cumprod")(x, axis=1, dtype=to),
+               reference(view, axis=1, dtype=to))

@@ -1,12 +1,13 @@
 """hipkit.linalg: vector norms (more of numpy.linalg later), and the part of the array API's linalg
 extension made of what hipkit has: matmul, matrix_transpose, tensordot and vecdot (the namespace's own
-functions), diagonal (a view), trace and outer."""
+functions), diagonal (a view), trace, outer and vector_norm."""
 import math
 
 import numpy as np
 
 from . import ops
 from ._array_api import _array, _numeric, matrix_transpose, tensordot, vecdot  # noqa: F401 (the extension's names)
+from .array import _on_data
 from .device import _index
 from .ops import matmul  # noqa: F401
 
@@ -62,8 +63,15 @@ def norm(x, ord=None, axis=None, keepdims=False, *, stream=None):
         raise NotImplementedError("hipkit.linalg.norm: matrix norms other than Frobenius are not supported")
     if ord == "fro":
         ord = None
+    return _vector_norm(x, 2 if ord is None else ord, axis, keepdims, stream)
+
+
+def _vector_norm(x, ord, axis, keepdims, stream):
+    """The `ord` norm of x's vectors along `axis` (None: all of x; an int or a tuple), x of a float dtype."""
     kw = dict(axis=axis, keepdims=keepdims, stream=stream)
-    if ord is None or ord == 2:
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    if ord == 2:
         return ops.sqrt(ops.sum(ops.multiply(x, x, stream=stream), **kw), stream=stream)
     if ord == math.inf:
         return ops.max(ops.absolute(x, stream=stream), **kw)
@@ -73,8 +81,16 @@ def norm(x, ord=None, axis=None, keepdims=False, *, stream=None):
         return ops.sum(ops.not_equal(x, 0, stream=stream), **kw).astype(x.dtype)
     if ord == 1:
         return ops.sum(ops.absolute(x, stream=stream), **kw)
-    if isinstance(ord, str):
-        raise ValueError(f"Invalid norm order '{ord}' for vectors")
     p = float(ord)
     powered = ops.power(ops.absolute(x, stream=stream), p, stream=stream)
     return ops.power(ops.sum(powered, **kw), 1.0 / p, stream=stream)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The array API's vector norm: over all of x (axis None), one axis or a tuple of axes, with ord 2
+    (the default), 1, inf, -inf, 0 (the count of non-zeros) or any other real p (sum(|x|**p)**(1/p)), on x's
+    device; integer input computes in float64, as numpy.linalg.norm."""
+    _array("vector_norm", x)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
+    return _on_data(_vector_norm)(x, ord, axis, keepdims, None)

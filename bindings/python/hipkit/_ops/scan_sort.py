@@ -23,8 +23,9 @@ from .elementwise import subtract
 @_on_data
 def _scan(name, op, a, axis, dtype, out, stream):
     a = _array_arg(name, a)
-    if dtype is not None and _dtype(dtype) != a.dtype:
-        a = a.astype(dtype, stream=stream)
+    wanted = None if dtype is None else _dtype(dtype)  # also the result's dtype (NumPy's rule)
+    if wanted is not None and wanted != a.dtype:
+        a = a.astype(wanted, stream=stream)
     if axis is None:
         a, axis = a.ravel(), 0
     else:
@@ -44,6 +45,9 @@ def _scan(name, op, a, axis, dtype, out, stream):
     if out is not None and target is not out:
         _copy_into(out, target, stream)
         return out
+    if out is None and wanted is not None and wanted != result_dtype:
+        # accumulated in int64/uint64 and converted: the same values modulo 2**bits as NumPy's scan in dtype
+        return target.astype(wanted, stream=stream)
     return target
 
 
