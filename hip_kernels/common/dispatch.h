@@ -40,6 +40,10 @@ template <unsigned Mask, typename F> int dispatch(hk_dtype dtype, F &&f)
         HK_DISPATCH_CASE(HK_FLOAT16)
         HK_DISPATCH_CASE(HK_FLOAT32)
         HK_DISPATCH_CASE(HK_FLOAT64)
+        HK_DISPATCH_CASE(HK_INT16)
+        HK_DISPATCH_CASE(HK_UINT16)
+        HK_DISPATCH_CASE(HK_COMPLEX64)
+        HK_DISPATCH_CASE(HK_COMPLEX128)
     }
 #undef HK_DISPATCH_CASE
     return 1; // hipErrorInvalidValue on both vendors

@@ -20,10 +20,14 @@
 #include "common/hipkit_device.h"
 #endif
 
+#include "common/cplx.h"
+
 namespace hk_ops
 {
 
 template <typename C> constexpr bool is_bool = std::is_same<C, bool>::value;
+template <typename C> constexpr bool is_complex = false;
+template <typename R> constexpr bool is_complex<cplx<R>> = true;
 template <typename C> constexpr bool is_float = std::is_floating_point<C>::value;
 template <typename C> constexpr bool is_int = std::is_integral<C>::value && !is_bool<C>;
 template <typename C> constexpr bool is_signed_int = is_int<C> &&std::is_signed<C>::value;
@@ -77,19 +81,24 @@ HK_OPS_MATH2(fmod)
 HK_OPS_MATH2(atan2)
 HK_OPS_MATH2(hypot)
 HK_OPS_MATH2(copysign)
+HK_OPS_MATH2(nextafter)
 #undef HK_OPS_MATH1
 #undef HK_OPS_MATH2
 
 template <typename C> HK_DEVICE bool is_nan(C x)
 {
-    if constexpr (is_float<C>)
+    if constexpr (is_complex<C>)
+        return is_nan(x.re) || is_nan(x.im);
+    else if constexpr (is_float<C>)
         return x != x;
     else
         return false;
 }
 template <typename C> HK_DEVICE bool is_inf(C x)
 {
-    if constexpr (is_float<C>)
+    if constexpr (is_complex<C>)
+        return is_inf(x.re) || is_inf(x.im); // the array API: either part infinite
+    else if constexpr (is_float<C>)
         return x == C(HUGE_VAL) || x == -C(HUGE_VAL);
     else
         return false;
@@ -102,6 +111,42 @@ HK_DEVICE bool sign_bit(double x)
 {
     return __double_as_longlong(x) < 0;
 }
+
+} // namespace hk_ops
+
+// Complex arithmetic and functions, written over the real functions above.
+#include "common/complex.h"
+
+namespace hk_ops
+{
+
+// The elementary functions of a complex number under the real ones' names, so each functor below is
+// written once for real and complex dtypes.
+#define HK_OPS_COMPLEX1(name, fn)                                                                                      \
+    template <typename R> HK_DEVICE cplx<R> m_##name(cplx<R> z)                                                        \
+    {                                                                                                                  \
+        return fn(z);                                                                                                  \
+    }
+HK_OPS_COMPLEX1(exp, c_exp)
+HK_OPS_COMPLEX1(log, c_log)
+HK_OPS_COMPLEX1(log2, c_log2)
+HK_OPS_COMPLEX1(log10, c_log10)
+HK_OPS_COMPLEX1(log1p, c_log1p)
+HK_OPS_COMPLEX1(expm1, c_expm1)
+HK_OPS_COMPLEX1(sqrt, c_sqrt)
+HK_OPS_COMPLEX1(sin, c_sin)
+HK_OPS_COMPLEX1(cos, c_cos)
+HK_OPS_COMPLEX1(tan, c_tan)
+HK_OPS_COMPLEX1(sinh, c_sinh)
+HK_OPS_COMPLEX1(cosh, c_cosh)
+HK_OPS_COMPLEX1(tanh, c_tanh)
+HK_OPS_COMPLEX1(asin, c_asin)
+HK_OPS_COMPLEX1(acos, c_acos)
+HK_OPS_COMPLEX1(atan, c_atan)
+HK_OPS_COMPLEX1(asinh, c_asinh)
+HK_OPS_COMPLEX1(acosh, c_acosh)
+HK_OPS_COMPLEX1(atanh, c_atanh)
+#undef HK_OPS_COMPLEX1
 
 // ---- integers: two's complement wrap-around, computed unsigned (no UB)
 template <typename C> HK_DEVICE C w_add(C a, C b)
@@ -161,6 +206,8 @@ template <typename C> HK_DEVICE bool truth(C x)
 {
     if constexpr (is_bool<C>)
         return x;
+    else if constexpr (is_complex<C>)
+        return x.re != 0 || x.im != 0; // either part
     else
         return x != C(0); // NaN is true, -0.0 false
 }
@@ -198,6 +245,8 @@ struct op_floor_divide {
                 return a / b; // inf or NaN, as NumPy
             if (is_inf(a) && !is_inf(b) && !is_nan(b))
                 return a / b; // +-inf // finite: +-inf (the array API's special case)
+            if (is_inf(b) && !is_inf(a) && !is_nan(a))
+                return a / b; // finite // +-inf: the signed zero (the array API 2024.12's; NumPy: -5 // inf is -1)
             C mod;
             return float_divmod(a, b, mod);
         } else if constexpr (is_signed_int<C>) {
@@ -240,6 +289,8 @@ struct op_power {
     {
         if constexpr (is_float<C>) {
             return m_pow(a, b);
+        } else if constexpr (is_complex<C>) {
+            return c_pow(a, b);
         } else {
             if constexpr (is_signed_int<C>) {
                 if (b < 0) // NumPy raises; hipkit: 1 ** -n == 1, (-1) ** -n == +-1, else 0
@@ -376,13 +427,14 @@ struct op_fmod {
 struct op_negative {
     template <typename C> HK_DEVICE C operator()(C a) const
     {
-        if constexpr (is_float<C>)
+        if constexpr (is_float<C> || is_complex<C>)
             return -a;
         else
             return w_sub(C(0), a); // MIN wraps to MIN; unsigned wraps
     }
 };
 struct op_absolute {
+    template <typename R> HK_DEVICE R operator()(cplx<R> a) const { return c_abs(a); } // the modulus, a real
     template <typename C> HK_DEVICE C operator()(C a) const
     {
         if constexpr (is_float<C>)
@@ -455,6 +507,28 @@ struct op_isinf {
 struct op_isfinite {
     template <typename C> HK_DEVICE bool operator()(C a) const { return !is_nan(a) && !is_inf(a); }
 };
+// The complex conjugate, and a complex number's parts (real numbers are their own conjugate and real
+// part, with an imaginary part 0). The parts are reals: the op table's HK_RULE_REAL_PART.
+struct op_conjugate {
+    template <typename C> HK_DEVICE C operator()(C a) const
+    {
+        if constexpr (is_complex<C>)
+            return c_conj(a);
+        else
+            return a;
+    }
+};
+struct op_real {
+    template <typename R> HK_DEVICE R operator()(cplx<R> a) const { return a.re; }
+    template <typename C> HK_DEVICE C operator()(C a) const { return a; }
+};
+struct op_imag {
+    template <typename R> HK_DEVICE R operator()(cplx<R> a) const { return a.im; }
+    template <typename C> HK_DEVICE C operator()(C) const { return C(0); }
+};
+struct op_nextafter {
+    template <typename C> HK_DEVICE C operator()(C a, C b) const { return m_nextafter(a, b); }
+};
 struct op_signbit {
     template <typename C> HK_DEVICE bool operator()(C a) const { return sign_bit(a); }
 };
@@ -462,7 +536,9 @@ struct op_signbit {
 struct op_sign {
     template <typename C> HK_DEVICE C operator()(C a) const
     {
-        if constexpr (is_float<C>)
+        if constexpr (is_complex<C>)
+            return c_sign(a); // z / |z|, 0 for 0 (the array API's)
+        else if constexpr (is_float<C>)
             return a > C(0) ? C(1) : a < C(0) ? C(-1) : a == C(0) ? C(0) : a;
         else if constexpr (is_signed_int<C>)
             return a > 0 ? C(1) : a < 0 ? C(-1) : C(0);
@@ -474,7 +550,9 @@ struct op_sign {
 struct op_reciprocal {
     template <typename C> HK_DEVICE C operator()(C a) const
     {
-        if constexpr (is_float<C>)
+        if constexpr (is_complex<C>)
+            return c_reciprocal(a);
+        else if constexpr (is_float<C>)
             return C(1) / a;
         else
             return a == 0 ? C(0) : (C)(C(1) / a);

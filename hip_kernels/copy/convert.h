@@ -36,12 +36,18 @@ template <> struct source<HK_BOOL> {
 };
 
 // Everything converts through these: a source value into double (exact for
-// every integer up to 2^53 and for every float), or straight between integer
+// every integer up to 2^53 and for every float; a complex number's real part,
+// as NumPy's astype to a real dtype keeps it), or straight between integer
 // types, which keeps 64-bit integers exact.
 template <hk_dtype S> HK_DEVICE double to_double(typename source<S>::stored v)
 {
-    return (double)source<S>::value(v);
+    if constexpr (hk_dt::traits<S>::is_complex)
+        return (double)v.re;
+    else
+        return (double)source<S>::value(v);
 }
+// Sources whose values go through double: floats and complex numbers.
+template <hk_dtype S> constexpr bool through_double = hk_dt::traits<S>::is_float || hk_dt::traits<S>::is_complex;
 
 // Integer destinations. Floats saturate at the range and NaN gives 0; the
 // bounds compare as doubles, where int64's and uint64's highest() round up to
@@ -51,7 +57,7 @@ template <hk_dtype D> struct convert_to {
     typedef typename T::stored Out;
     template <hk_dtype S> static HK_DEVICE Out from(typename source<S>::stored v)
     {
-        if constexpr (hk_dt::traits<S>::is_float) {
+        if constexpr (through_double<S>) {
             double x = to_double<S>(v);
             if (x != x)
                 return Out(0);
@@ -68,7 +74,10 @@ template <hk_dtype D> struct convert_to {
 template <> struct convert_to<HK_BOOL> {
     template <hk_dtype S> static HK_DEVICE uint8_t from(typename source<S>::stored v)
     {
-        return hk_dt::traits<HK_BOOL>::store(to_double<S>(v) != 0.0); // NaN is true, as in NumPy
+        if constexpr (hk_dt::traits<S>::is_complex) // either part non-zero (NaN is true)
+            return hk_dt::traits<HK_BOOL>::store(v.re != 0 || v.im != 0);
+        else
+            return hk_dt::traits<HK_BOOL>::store(to_double<S>(v) != 0.0); // NaN is true, as in NumPy
     }
 };
 template <> struct convert_to<HK_FLOAT32> {
@@ -76,7 +85,9 @@ template <> struct convert_to<HK_FLOAT32> {
     {
         if constexpr (S == HK_FLOAT32)
             return v; // the same dtype: its bits as they are (NaN payloads, signalling NaNs), as NumPy's astype
-        if constexpr (hk_dt::traits<S>::is_float)
+        if constexpr (S == HK_COMPLEX64)
+            return v.re; // the real part's bits
+        else if constexpr (through_double<S>)
             return (float)to_double<S>(v);
         else
             return (float)source<S>::value(v); // int64 -> float rounds once, as NumPy does
@@ -87,7 +98,9 @@ template <> struct convert_to<HK_FLOAT64> {
     {
         if constexpr (S == HK_FLOAT64)
             return v; // the same dtype: its bits as they are (NaN payloads, signalling NaNs), as NumPy's astype
-        if constexpr (hk_dt::traits<S>::is_float)
+        if constexpr (S == HK_COMPLEX128)
+            return v.re; // the real part's bits
+        else if constexpr (through_double<S>)
             return to_double<S>(v);
         else
             return (double)source<S>::value(v);
@@ -100,11 +113,33 @@ template <> struct convert_to<HK_FLOAT16> {
             return v; // the same dtype: its bits as they are (NaN payloads, signalling NaNs), as NumPy's astype
         // Through float: int64 -> float -> half rounds twice only for
         // magnitudes far beyond half's range, where both give infinity.
-        if constexpr (hk_dt::traits<S>::is_float)
+        if constexpr (through_double<S>)
             return hk_dt::traits<HK_FLOAT16>::store((float)to_double<S>(v));
         else
             return hk_dt::traits<HK_FLOAT16>::store((float)source<S>::value(v));
     }
+};
+
+// Complex destinations: the real part converted as into the part's float dtype, the imaginary part 0, from
+// a real source; from a complex source both parts (the same dtype: their bits as they are).
+template <hk_dtype D, typename R> struct convert_to_complex {
+    typedef hk_ops::cplx<R> Out;
+    template <hk_dtype S> static HK_DEVICE Out from(typename source<S>::stored v)
+    {
+        if constexpr (S == D) {
+            return v;
+        } else if constexpr (hk_dt::traits<S>::is_complex) {
+            Out r = {(R)v.re, (R)v.im};
+            return r;
+        } else {
+            Out r = {convert_to < D == HK_COMPLEX64 ? HK_FLOAT32 : HK_FLOAT64 > ::template from<S>(v), R(0)};
+            return r;
+        }
+    }
+};
+template <> struct convert_to<HK_COMPLEX64> : convert_to_complex<HK_COMPLEX64, float> {
+};
+template <> struct convert_to<HK_COMPLEX128> : convert_to_complex<HK_COMPLEX128, double> {
 };
 
 } // namespace hk_copy

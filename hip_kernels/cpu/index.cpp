@@ -222,7 +222,7 @@ extern "C" int hkc_put(const hkk_put_args *p)
 {
     if (p->count <= 0)
         return 0;
-    return hk_index::dispatch_unit<8>(p->unit_bytes, [&](auto unit) {
+    return hk_index::dispatch_unit<16>(p->unit_bytes, [&](auto unit) {
         typedef decltype(unit) U;
         return p->flat ? put_with<U, true>(*p) : put_with<U, false>(*p);
     });

@@ -658,13 +658,14 @@ struct Call {
     template <class Op> int operator()(const Op &op) const { return run(op, in, out, scratch, *L, query); }
 };
 
-// A family entry: the functor of op over in_dtype, among the ops Ops of one family file.
-template <unsigned Ops>
+// A family entry: the functor of op over in_dtype (one of Dtypes: complex numbers only sum, as the host
+// validated), among the ops Ops of one family file.
+template <unsigned Ops, unsigned Dtypes = HK_DTYPES_REAL>
 int family(hk_reduce_op op, hk_dtype in_dtype, const void *in, void *out, void *scratch,
            const hkk_reduce_layout *layout, int ddof, size_t *query)
 {
     const Call call = {in, out, scratch, layout, query};
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(
+    return hk_dispatch::dispatch<Dtypes>(
         in_dtype, [&](auto tag) { return hkr::with_op<Ops, decltype(tag)::value>(op, layout->count, ddof, call); });
 }
 

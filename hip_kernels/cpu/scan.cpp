@@ -220,7 +220,7 @@ size_t scratch_bytes(const scan_plan &p, size_t acc_bytes)
 // bits in, the same bits out), as in scan.hip.
 template <typename F> int dispatch_dtype(hk_dtype dtype, F &&f)
 {
-    constexpr unsigned mask = HK_DTYPES_ALL & ~HK_DTYPE_BIT(HK_INT64);
+    constexpr unsigned mask = HK_DTYPES_REAL & ~HK_DTYPE_BIT(HK_INT64);
     return hk_dispatch::dispatch<mask>(dtype == HK_INT64 ? HK_UINT64 : dtype,
                                        [&](auto tag) { return f(hk_dt::traits<decltype(tag)::value>()); });
 }

@@ -578,7 +578,7 @@ template <typename Sorter, typename U> int sort_rows(const hkk_sort_args *a, voi
 // Calls f(row_sorter<...>, U) for the dtype's width and order and the payload the call needs.
 template <typename F> int dispatch_sorter(const hkk_sort_args *a, F &&f)
 {
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(a->dtype, [&](auto tag) {
+    return hk_dispatch::dispatch<HK_DTYPES_REAL>(a->dtype, [&](auto tag) {
         constexpr hk_dtype D = decltype(tag)::value;
         typedef typename hk_dt::bits_of<D>::type U;
         constexpr int K = kind_of<D>();

@@ -14,6 +14,11 @@ extern "C" {
  * value, its bits stored as they are (hk_fill). */
 enum { HKK_EW_FILL = HK_OP_COUNT };
 
+/* A host scalar's bytes (memcpy'd, the rest zero): 16, for complex128. */
+typedef struct hkk_scalar {
+    uint64_t bits[2];
+} hkk_scalar;
+
 /* One elementwise launch. Operand 0 is out, operand 1 + k is input k. */
 typedef struct hkk_ew_call {
     int op;               /* hk_op, or HKK_EW_FILL */
@@ -23,7 +28,7 @@ typedef struct hkk_ew_call {
     size_t n;             /* elements of out, 1 .. 2^62 */
     void *out;
     const void *in[3];
-    uint64_t scalar[3]; /* a host scalar's bytes (memcpy'd, the rest zero) */
+    hkk_scalar scalar[3]; /* a host scalar's bytes */
     /* The coalesced layout: out's shape with dimensions of extent 1 dropped,
      * out's negative strides flipped (every operand's base moved to match),
      * dimensions ordered by out's stride (largest first) and neighbours that

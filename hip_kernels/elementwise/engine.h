@@ -64,7 +64,7 @@ enum { MODE_ARRAY = 0, MODE_DEVICE_VALUE = 1, MODE_HOST_VALUE = 2 };
 struct flat_args {
     void *out;
     const void *in[3];
-    uint64_t scalar[3];
+    hkk_scalar scalar[3];
     int mode[3]; // MODE_*: element i at in[k][i], one value at in[k][0], or scalar[k]
     size_t n;
     size_t head; // vector path: elements before the first aligned vector; else n
@@ -160,7 +160,7 @@ using hk_dev::mulhi;
 template <typename Index, typename Offset> struct strided_args {
     void *out;
     const void *in[3];
-    uint64_t scalar[3];
+    hkk_scalar scalar[3];
     unsigned scalar_mask;
     int ndim;
     Index n;

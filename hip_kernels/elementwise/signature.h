@@ -39,6 +39,29 @@ template <> struct apply<3> {
     }
 };
 
+// The traits a result of C++ type R is stored with, from inputs of traits In: bool as bool; a complex
+// input's real part (abs, real, imag) as that real dtype; anything else in the inputs' type.
+template <class In, typename R> struct result_traits {
+    typedef typename std::conditional<std::is_same<R, bool>::value && !std::is_same<typename In::compute, bool>::value,
+                                      t_bool, In>::type type;
+};
+template <hk_dtype D, typename R>
+struct complex_result { // R: the part type (or, in a compiler's host pass
+                        // over device code, void)
+    typedef
+        typename std::conditional<std::is_same<R, typename hk_dt::traits<D>::real>::value,
+                                  hk_dt::traits<D == HK_COMPLEX64 ? HK_FLOAT32 : HK_FLOAT64>, hk_dt::traits<D>>::type
+            type;
+};
+template <typename R> struct result_traits<hk_dt::traits<HK_COMPLEX64>, R> {
+    typedef typename std::conditional<std::is_same<R, bool>::value, t_bool,
+                                      typename complex_result<HK_COMPLEX64, R>::type>::type type;
+};
+template <typename R> struct result_traits<hk_dt::traits<HK_COMPLEX128>, R> {
+    typedef typename std::conditional<std::is_same<R, bool>::value, t_bool,
+                                      typename complex_result<HK_COMPLEX128, R>::type>::type type;
+};
+
 // In0: traits of input 0; In: traits of inputs 1 and 2 (equal to In0 except for where).
 template <class Op, class In0, class In, int A> struct signature {
     typedef Op op;
@@ -48,23 +71,21 @@ template <class Op, class In0, class In, int A> struct signature {
     typedef typename In0::compute C0;
     typedef typename In::compute C;
     typedef decltype(apply<A>::run(Op(), C0(), C(), C())) result;
-    // bool results are stored as bool; anything else in the inputs' type
-    typedef
-        typename std::conditional<std::is_same<result, bool>::value && !std::is_same<C, bool>::value, t_bool, In>::type
-            out;
+    typedef typename result_traits<In, result>::type out;
     typedef typename out::stored SO;
     typedef typename In0::stored S0;
     typedef typename In::stored S;
 };
 
 // Host scalar: the value's bytes (memcpy'd into the call, the rest zero).
-template <class T> HK_DEVICE typename T::stored stored_from_bits(uint64_t bits)
+template <class T> HK_DEVICE typename T::stored stored_from_bits(const hkk_scalar &bits)
 {
+    static_assert(sizeof(typename T::stored) <= sizeof bits.bits, "a host scalar holds at most 16 bytes");
     typename T::stored s;
-    memcpy(&s, &bits, sizeof s);
+    memcpy(&s, bits.bits, sizeof s);
     return s;
 }
-template <class T> HK_DEVICE typename T::compute from_bits(uint64_t bits)
+template <class T> HK_DEVICE typename T::compute from_bits(const hkk_scalar &bits)
 {
     return T::load(stored_from_bits<T>(bits));
 }

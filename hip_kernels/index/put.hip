@@ -60,5 +60,5 @@ template <typename U> int put_typed(const hkk_launch *l, const hkk_put_args *p)
 
 extern "C" int hkk_put(const hkk_launch *l, const hkk_put_args *p)
 {
-    return hk_index::dispatch_unit<8>(p->unit_bytes, [&](auto unit) { return put_typed<decltype(unit)>(l, p); });
+    return hk_index::dispatch_unit<16>(p->unit_bytes, [&](auto unit) { return put_typed<decltype(unit)>(l, p); });
 }

@@ -8,7 +8,7 @@ extern "C" int hkk__reduce_arg_family(const hkk_launch *l, hk_reduce_op op, hk_d
                                       size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype, [&](auto tag) {
+    return hk_dispatch::dispatch<HK_DTYPES_REAL>(in_dtype, [&](auto tag) {
         return hkr::with_op<hkr::kArgFamily, decltype(tag)::value>(op, layout->count, ddof, call);
     });
 }

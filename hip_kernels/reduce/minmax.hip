@@ -7,7 +7,7 @@ extern "C" int hkk__reduce_minmax_family(const hkk_launch *l, hk_reduce_op op, h
                                          size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype, [&](auto tag) {
+    return hk_dispatch::dispatch<HK_DTYPES_REAL>(in_dtype, [&](auto tag) {
         return hkr::with_op<hkr::kMinMaxFamily, decltype(tag)::value>(op, layout->count, ddof, call);
     });
 }

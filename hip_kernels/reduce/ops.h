@@ -57,7 +57,7 @@ template <hk_dtype D, class Combine, int Identity> struct AccumulateOp {
     typedef typename hk_dt::traits<D>::stored In;
     typedef typename A::acc Acc;
     typedef typename A::out Out;
-    HK_DEVICE Acc identity() const { return Acc(Identity); }
+    HK_DEVICE Acc identity() const { return hk_ops::number<Acc>::of(Identity); }
     HK_DEVICE Acc push(Acc a, In x, int64_t) const { return Combine()(a, A::from(hk_dt::traits<D>::load(x))); }
     HK_DEVICE Acc merge(Acc a, Acc b) const { return Combine()(a, b); }
     HK_DEVICE Out finish(Acc a) const { return A::finish(a); }
@@ -161,10 +161,13 @@ template <hk_dtype D> struct MeanOp {
     typedef typename hk_dt::mean_of<D>::acc Acc;
     typedef typename hk_dt::mean_of<D>::out Out;
     int64_t count;
-    HK_DEVICE Acc identity() const { return Acc(0); }
+    HK_DEVICE Acc identity() const { return hk_ops::number<Acc>::of(0); }
     HK_DEVICE Acc push(Acc a, In x, int64_t) const { return hk_ops::op_add()(a, (Acc)hk_dt::traits<D>::load(x)); }
     HK_DEVICE Acc merge(Acc a, Acc b) const { return hk_ops::op_add()(a, b); }
-    HK_DEVICE Out finish(Acc a) const { return hk_dt::mean_of<D>::finish(a / (Acc)count); } // 0/0: NaN
+    HK_DEVICE Out finish(Acc a) const // 0/0: NaN
+    {
+        return hk_dt::mean_of<D>::finish(a / hk_ops::number<Acc>::of(count));
+    }
 };
 
 // Welford's update per element and Chan et al.'s merge of (n, mean, M2)

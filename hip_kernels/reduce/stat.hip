@@ -8,7 +8,7 @@ extern "C" int hkk__reduce_stat_family(const hkk_launch *l, hk_reduce_op op, hk_
                                        size_t *query)
 {
     const hkr::Call call = {l, in, out, scratch, layout, ddof, query, nullptr};
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(in_dtype, [&](auto tag) {
+    return hk_dispatch::dispatch<HK_DTYPES_REAL>(in_dtype, [&](auto tag) {
         return hkr::with_op<hkr::kStatFamily, decltype(tag)::value>(op, layout->count, ddof, call);
     });
 }

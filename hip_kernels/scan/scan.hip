@@ -624,7 +624,7 @@ template <typename In> int launch_op(const hkk_launch *l, const hkk_scan_args *a
 // instantiation: the same bits in, the same bits out.
 template <typename F> int dispatch_dtype(hk_dtype dtype, F &&f)
 {
-    constexpr unsigned mask = HK_DTYPES_ALL & ~HK_DTYPE_BIT(HK_INT64);
+    constexpr unsigned mask = HK_DTYPES_REAL & ~HK_DTYPE_BIT(HK_INT64);
     return hk_dispatch::dispatch<mask>(dtype == HK_INT64 ? HK_UINT64 : dtype,
                                        [&](auto tag) { return f(hk_dt::traits<decltype(tag)::value>()); });
 }

@@ -88,7 +88,7 @@ template <hk_dtype D> constexpr int kind_of()
 }
 inline int key_kind(hk_dtype dtype)
 {
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(dtype, [](auto tag) { return kind_of<decltype(tag)::value>(); });
+    return hk_dispatch::dispatch<HK_DTYPES_REAL>(dtype, [](auto tag) { return kind_of<decltype(tag)::value>(); });
 }
 
 } // namespace hk_sort_keys

@@ -985,7 +985,7 @@ template <typename U> int sort_typed(const hkk_launch *l, const hkk_sort_args *a
 // Keys travel as their raw bits: one instantiation per width (hk_dt::bits_of).
 template <typename F> int dispatch_width(hk_dtype dtype, F &&f)
 {
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(
+    return hk_dispatch::dispatch<HK_DTYPES_REAL>(
         dtype, [&](auto tag) { return f(typename hk_dt::bits_of<decltype(tag)::value>::type()); });
 }
 

@@ -218,8 +218,14 @@ typedef enum hk_dtype {
     HK_UINT64 = 6,
     HK_FLOAT16 = 7,
     HK_FLOAT32 = 8,
-    HK_FLOAT64 = 9
+    HK_FLOAT64 = 9,
+    HK_INT16 = 10,
+    HK_UINT16 = 11,
+    HK_COMPLEX64 = 12, /* two float32: real, imaginary (C's float _Complex, NumPy's complex64) */
+    HK_COMPLEX128 = 13 /* two float64 */
 } hk_dtype;
+/* The number of dtypes: hk_dtype values are 0 .. HK_DTYPE_COUNT - 1. */
+#define HK_DTYPE_COUNT 14
 
 /* "float32", ...; "invalid" for values out of range. Never NULL. */
 HK_API const char *hk_dtype_name(hk_dtype dtype);
@@ -300,7 +306,7 @@ typedef struct hk_array {
  * through a temporary. */
 HK_API hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stream);
 
-/* Every element of `out` (any view of any of the ten dtypes) = *value, ONE host element of out's dtype
+/* Every element of `out` (any view of any of the fourteen dtypes) = *value, ONE host element of out's dtype
  * (bool: any non-zero byte is true), read during the call. Its bits are stored as they are (NaN payloads
  * and -0.0 survive). Asynchronous on `stream`. */
 HK_API hk_status hk_fill(const hk_array *out, const void *value, hk_stream stream);
@@ -314,11 +320,15 @@ HK_API hk_status hk_iota(const hk_array *out, const void *start, const void *ste
 
 /* Dtype masks: bit d set for hk_dtype d. */
 #define HK_DTYPE_BIT(d) (1u << (d))
-#define HK_DTYPES_ALL 0x3FFu
+#define HK_DTYPES_ALL 0x3FFFu /* the fourteen */
+#define HK_DTYPES_COMPLEX (HK_DTYPE_BIT(HK_COMPLEX64) | HK_DTYPE_BIT(HK_COMPLEX128))
+#define HK_DTYPES_REAL (HK_DTYPES_ALL & ~HK_DTYPES_COMPLEX) /* all but complex: the dtypes that have an order */
 #define HK_DTYPES_FLOAT (HK_DTYPE_BIT(HK_FLOAT16) | HK_DTYPE_BIT(HK_FLOAT32) | HK_DTYPE_BIT(HK_FLOAT64))
-#define HK_DTYPES_NUMERIC (HK_DTYPES_ALL & ~HK_DTYPE_BIT(HK_BOOL)) /* all but bool */
-#define HK_DTYPES_INTEGER (HK_DTYPES_ALL & ~HK_DTYPES_FLOAT)       /* bool and the integers */
-#define HK_DTYPES_INT (HK_DTYPES_INTEGER & ~HK_DTYPE_BIT(HK_BOOL)) /* the integers */
+#define HK_DTYPES_INEXACT (HK_DTYPES_FLOAT | HK_DTYPES_COMPLEX)          /* real and complex floats */
+#define HK_DTYPES_NUMERIC (HK_DTYPES_ALL & ~HK_DTYPE_BIT(HK_BOOL))       /* all but bool */
+#define HK_DTYPES_REAL_NUMERIC (HK_DTYPES_REAL & ~HK_DTYPE_BIT(HK_BOOL)) /* all but bool and complex */
+#define HK_DTYPES_INTEGER (HK_DTYPES_REAL & ~HK_DTYPES_FLOAT)            /* bool and the integers */
+#define HK_DTYPES_INT (HK_DTYPES_INTEGER & ~HK_DTYPE_BIT(HK_BOOL))       /* the integers */
 
 /* How an op's result dtype follows from its inputs (NumPy's ufunc loops; the promotion of mixed inputs to one
  * dtype T comes first and is the caller's: hipkit's Python layer does it as NumPy 2 does). hk_elementwise takes
@@ -327,14 +337,15 @@ typedef enum hk_op_rule {
     HK_RULE_SAME = 0,             /* T -> T */
     HK_RULE_NO_BOOL = 1,          /* T -> T; bool is refused (NumPy raises for - of bools) */
     HK_RULE_BOOL_AS_INT8 = 2,     /* T -> T; bool computes as int8 */
-    HK_RULE_TRUE_DIVIDE = 3,      /* floats -> themselves; integers -> float64 (int8, uint8: float16 ... as NumPy) */
-    HK_RULE_FLOAT = 4,            /* floats -> themselves; bool, int8, uint8 -> float16; wider integers -> float64 */
+    HK_RULE_TRUE_DIVIDE = 3,      /* inexact -> themselves; integers -> float64 (int8, uint8: float16 ... as NumPy) */
+    HK_RULE_FLOAT = 4,            /* inexact -> themselves; bool, 1-byte ints -> float16; 2-byte -> float32; else f64 */
     HK_RULE_FLOAT_TO_BOOL = 5,    /* computed as HK_RULE_FLOAT, the result is bool */
     HK_RULE_TO_BOOL = 6,          /* T -> bool, any T */
     HK_RULE_INTEGER = 7,          /* bool and integers -> themselves; floats refused */
     HK_RULE_INT_BOOL_AS_INT8 = 8, /* integers -> themselves; bool computes as int8; floats refused */
     HK_RULE_ROUND = 9,            /* floats -> themselves; integers and bool as NumPy's version gives */
-    HK_RULE_WHERE = 10            /* (bool, T, T) -> T */
+    HK_RULE_WHERE = 10,           /* (bool, T, T) -> T */
+    HK_RULE_REAL_PART = 11        /* T -> T; complex64 -> float32, complex128 -> float64 (abs, real, imag) */
 } hk_op_rule;
 
 /* The identity of an op as a reduction, where it has one. */
@@ -354,40 +365,46 @@ typedef enum hk_op_identity {
  * and the Python functions are all made from this list. Semantics per dtype, beyond the one-line summaries:
  *  - Integers wrap on overflow (ABSOLUTE and NEGATIVE of the minimum give the minimum; SQUARE wraps); integer
  *    x // 0, x % 0, fmod(x, 0) and reciprocal(0) give 0; MIN // -1 wraps. REMAINDER has the divisor's sign
- *    (floats too: NumPy's divmod, e.g. -5.0 % inf == inf, -5.0 // inf == -1.0, x // 0.0 == x / 0.0); FMOD the
- *    dividend's (C's fmod). FLOOR_DIVIDE of +-inf by a finite non-zero number is +-inf (the array API's special
- *    case; NumPy 2.4 gives NaN). Integer POWER with a negative exponent gives 0 except for bases 1 and -1
- *    (NumPy raises). Integer RECIPROCAL is 1 / x truncated (0 for |x| > 1).
+ *    (floats too: NumPy's divmod, e.g. -5.0 % inf == inf, x // 0.0 == x / 0.0); FMOD the dividend's (C's fmod).
+ *    FLOOR_DIVIDE of +-inf by a finite non-zero number is +-inf, and of a finite number by +-inf the signed zero
+ *    x1 / x2 (the array API's special cases; NumPy 2.4 gives NaN, and -1.0 for -5.0 // inf). Integer POWER with a
+ * negative exponent gives 0 except for bases 1 and -1 (NumPy raises). Integer RECIPROCAL is 1 / x truncated (0 for |x|
+ * > 1).
  *  - MINIMUM/MAXIMUM/CLIP propagate NaN; of equal values (0.0 and -0.0) they give the first.
  *  - Comparisons with NaN are false (NOT_EQUAL: true); NaN is true for LOGICAL_*. SIGN(NaN) is NaN, SIGN(-0.0)
  *    is 0.0. SIGNBIT is the sign bit (true for -0.0 and negative NaNs).
  *  - LEFT_SHIFT/RIGHT_SHIFT by a count below 0 or at least the width give 0 (RIGHT_SHIFT of a negative
  *    number: -1), as NumPy's; the shifted bits of a negative number are those of two's complement.
  *  - RINT rounds half to even; FLOOR CEIL RINT TRUNC of integers and bool are the identity.
+ *  - Complex numbers (complex64, complex128): arithmetic and the elementary functions as C99's Annex G and
+ *    the array API standard define them (branch cuts and special values); == and != compare both parts; a
+ *    value is true when either part is non-zero; ISNAN/ISINF: either part; SIGN is z / |z| (0 for 0); ABSOLUTE,
+ *    REAL and IMAG give the parts' real dtype. They have no order: comparisons, MINIMUM, MAXIMUM, CLIP, the
+ *    rounding functions and the real-only functions (ERF, ARCTAN2, HYPOT, ...) do not list them.
  *  - A bool input byte other than 0 reads as true; bool results are 0 or 1. float16 is computed in float32
  *    and rounded once to float16, as NumPy does. Transcendental functions are the vendor's device math. */
 #define HK_OP_TABLE(X)                                                                                                 \
     X(ADD, add, "add", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_ZERO, "x1 + x2 (bool: or)")                         \
     X(SUBTRACT, subtract, "subtract", 2, HK_DTYPES_NUMERIC, HK_RULE_NO_BOOL, HK_IDENTITY_NONE, "x1 - x2")              \
     X(MULTIPLY, multiply, "multiply", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_ONE, "x1 * x2 (bool: and)")          \
-    X(DIVIDE, divide, "divide", 2, HK_DTYPES_FLOAT, HK_RULE_TRUE_DIVIDE, HK_IDENTITY_NONE,                             \
+    X(DIVIDE, divide, "divide", 2, HK_DTYPES_INEXACT, HK_RULE_TRUE_DIVIDE, HK_IDENTITY_NONE,                           \
       "x1 / x2 (true division: integers divide in a float dtype, as NumPy)")                                           \
-    X(FLOOR_DIVIDE, floor_divide, "floor_divide", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,        \
+    X(FLOOR_DIVIDE, floor_divide, "floor_divide", 2, HK_DTYPES_REAL_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,   \
       "x1 // x2 (rounds toward minus infinity; integer x // 0 gives 0)")                                               \
-    X(REMAINDER, remainder, "remainder", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                 \
+    X(REMAINDER, remainder, "remainder", 2, HK_DTYPES_REAL_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,            \
       "x1 % x2 (the sign of x2, as Python's and NumPy's; integer x % 0 gives 0)")                                      \
     X(POWER, power, "pow", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                               \
       "x1 ** x2 (integers: a negative exponent gives 0 except for bases 1 and -1, where NumPy raises)")                \
-    X(MINIMUM, minimum, "minimum", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_HIGHEST,                                \
+    X(MINIMUM, minimum, "minimum", 2, HK_DTYPES_REAL, HK_RULE_SAME, HK_IDENTITY_HIGHEST,                               \
       "the smaller of x1 and x2 (NaN propagates)")                                                                     \
-    X(MAXIMUM, maximum, "maximum", 2, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_LOWEST,                                 \
+    X(MAXIMUM, maximum, "maximum", 2, HK_DTYPES_REAL, HK_RULE_SAME, HK_IDENTITY_LOWEST,                                \
       "the larger of x1 and x2 (NaN propagates)")                                                                      \
     X(EQUAL, equal, "equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 == x2")                          \
     X(NOT_EQUAL, not_equal, "not_equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 != x2")              \
-    X(LESS, less, "less", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 < x2")                              \
-    X(LESS_EQUAL, less_equal, "less_equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 <= x2")           \
-    X(GREATER, greater, "greater", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 > x2")                     \
-    X(GREATER_EQUAL, greater_equal, "greater_equal", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 >= x2")  \
+    X(LESS, less, "less", 2, HK_DTYPES_REAL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 < x2")                             \
+    X(LESS_EQUAL, less_equal, "less_equal", 2, HK_DTYPES_REAL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 <= x2")          \
+    X(GREATER, greater, "greater", 2, HK_DTYPES_REAL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 > x2")                    \
+    X(GREATER_EQUAL, greater_equal, "greater_equal", 2, HK_DTYPES_REAL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x1 >= x2") \
     X(LOGICAL_AND, logical_and, "logical_and", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_ONE,                     \
       "x1 and x2, elementwise, as bool")                                                                               \
     X(LOGICAL_OR, logical_or, "logical_or", 2, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_ZERO,                       \
@@ -398,44 +415,44 @@ typedef enum hk_op_identity {
     X(BITWISE_OR, bitwise_or, "bitwise_or", 2, HK_DTYPES_INTEGER, HK_RULE_INTEGER, HK_IDENTITY_ZERO, "x1 | x2")        \
     X(BITWISE_XOR, bitwise_xor, "bitwise_xor", 2, HK_DTYPES_INTEGER, HK_RULE_INTEGER, HK_IDENTITY_ZERO, "x1 ^ x2")     \
     X(NEGATIVE, negative, "negative", 1, HK_DTYPES_NUMERIC, HK_RULE_NO_BOOL, HK_IDENTITY_NONE, "-x")                   \
-    X(ABSOLUTE, absolute, "abs", 1, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_NONE, "|x|")                              \
+    X(ABSOLUTE, absolute, "abs", 1, HK_DTYPES_ALL, HK_RULE_REAL_PART, HK_IDENTITY_NONE, "|x|")                         \
     X(LOGICAL_NOT, logical_not, "logical_not", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE,                    \
       "not x, elementwise, as bool")                                                                                   \
     X(BITWISE_INVERT, bitwise_invert, "bitwise_invert", 1, HK_DTYPES_INTEGER, HK_RULE_INTEGER, HK_IDENTITY_NONE,       \
       "~x (bool: not)")                                                                                                \
-    X(EXP, exp, "exp", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "e**x")                                    \
-    X(LOG, log, "log", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "natural logarithm")                       \
-    X(LOG2, log2, "log2", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "base-2 logarithm")                     \
-    X(LOG1P, log1p, "log1p", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "log(1 + x)")                        \
-    X(EXPM1, expm1, "expm1", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "e**x - 1")                          \
-    X(SQRT, sqrt, "sqrt", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "square root")                          \
-    X(SIN, sin, "sin", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "sine")                                    \
-    X(COS, cos, "cos", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "cosine")                                  \
-    X(TAN, tan, "tan", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "tangent")                                 \
-    X(TANH, tanh, "tanh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic tangent")                   \
+    X(EXP, exp, "exp", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "e**x")                                  \
+    X(LOG, log, "log", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "natural logarithm")                     \
+    X(LOG2, log2, "log2", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "base-2 logarithm")                   \
+    X(LOG1P, log1p, "log1p", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "log(1 + x)")                      \
+    X(EXPM1, expm1, "expm1", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "e**x - 1")                        \
+    X(SQRT, sqrt, "sqrt", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "square root")                        \
+    X(SIN, sin, "sin", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "sine")                                  \
+    X(COS, cos, "cos", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "cosine")                                \
+    X(TAN, tan, "tan", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "tangent")                               \
+    X(TANH, tanh, "tanh", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic tangent")                 \
     X(ERF, erf, "", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "the error function")                         \
-    X(FLOOR, floor, "floor", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round down")                          \
-    X(CEIL, ceil, "ceil", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round up")                               \
-    X(RINT, rint, "", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE,                                               \
+    X(FLOOR, floor, "floor", 1, HK_DTYPES_REAL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round down")                         \
+    X(CEIL, ceil, "ceil", 1, HK_DTYPES_REAL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round up")                              \
+    X(RINT, rint, "", 1, HK_DTYPES_REAL, HK_RULE_ROUND, HK_IDENTITY_NONE,                                              \
       "round to the nearest integer, halves to even")                                                                  \
     X(ISNAN, isnan, "isnan", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x is NaN")                          \
     X(ISINF, isinf, "isinf", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x is +-inf")                        \
     X(ISFINITE, isfinite, "isfinite", 1, HK_DTYPES_ALL, HK_RULE_TO_BOOL, HK_IDENTITY_NONE, "x is neither inf nor NaN") \
     X(WHERE, where, "where", 3, HK_DTYPES_ALL, HK_RULE_WHERE, HK_IDENTITY_NONE,                                        \
       "x1 where condition is true, x2 elsewhere (inputs: condition (bool), x1, x2)")                                   \
-    X(CLIP, clip, "clip", 3, HK_DTYPES_ALL, HK_RULE_SAME, HK_IDENTITY_NONE,                                            \
+    X(CLIP, clip, "clip", 3, HK_DTYPES_REAL, HK_RULE_SAME, HK_IDENTITY_NONE,                                           \
       "minimum(maximum(x, low), high) (inputs: x, low, high; NaN propagates)")                                         \
-    X(LOG10, log10, "log10", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "base-10 logarithm")                 \
+    X(LOG10, log10, "log10", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "base-10 logarithm")               \
     X(SIGN, sign, "sign", 1, HK_DTYPES_NUMERIC, HK_RULE_NO_BOOL, HK_IDENTITY_NONE, "-1, 0 or 1 by the sign of x")      \
-    X(TRUNC, trunc, "trunc", 1, HK_DTYPES_ALL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round toward zero")                   \
-    X(SINH, sinh, "sinh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic sine")                      \
-    X(COSH, cosh, "cosh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic cosine")                    \
-    X(ARCSIN, arcsin, "asin", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse sine")                     \
-    X(ARCCOS, arccos, "acos", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse cosine")                   \
-    X(ARCTAN, arctan, "atan", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse tangent")                  \
-    X(ARCSINH, arcsinh, "asinh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic sine")       \
-    X(ARCCOSH, arccosh, "acosh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic cosine")     \
-    X(ARCTANH, arctanh, "atanh", 1, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic tangent")    \
+    X(TRUNC, trunc, "trunc", 1, HK_DTYPES_REAL, HK_RULE_ROUND, HK_IDENTITY_NONE, "round toward zero")                  \
+    X(SINH, sinh, "sinh", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic sine")                    \
+    X(COSH, cosh, "cosh", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "hyperbolic cosine")                  \
+    X(ARCSIN, arcsin, "asin", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse sine")                   \
+    X(ARCCOS, arccos, "acos", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse cosine")                 \
+    X(ARCTAN, arctan, "atan", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse tangent")                \
+    X(ARCSINH, arcsinh, "asinh", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic sine")     \
+    X(ARCCOSH, arccosh, "acosh", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic cosine")   \
+    X(ARCTANH, arctanh, "atanh", 1, HK_DTYPES_INEXACT, HK_RULE_FLOAT, HK_IDENTITY_NONE, "inverse hyperbolic tangent")  \
     X(ARCTAN2, arctan2, "atan2", 2, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE,                                  \
       "the angle of the point (x2, x1), in (-pi, pi]")                                                                 \
     X(HYPOT, hypot, "hypot", 2, HK_DTYPES_FLOAT, HK_RULE_FLOAT, HK_IDENTITY_NONE,                                      \
@@ -451,8 +468,16 @@ typedef enum hk_op_identity {
       "x1 << x2")                                                                                                      \
     X(RIGHT_SHIFT, right_shift, "bitwise_right_shift", 2, HK_DTYPES_INT, HK_RULE_INT_BOOL_AS_INT8, HK_IDENTITY_NONE,   \
       "x1 >> x2 (arithmetic for signed integers)")                                                                     \
-    X(FMOD, fmod, "", 2, HK_DTYPES_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                                    \
-      "the remainder of x1 / x2 with the sign of x1 (C's fmod; integer fmod(x, 0) gives 0)")
+    X(FMOD, fmod, "", 2, HK_DTYPES_REAL_NUMERIC, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                               \
+      "the remainder of x1 / x2 with the sign of x1 (C's fmod; integer fmod(x, 0) gives 0)")                           \
+    X(CONJ, conjugate, "conj", 1, HK_DTYPES_ALL, HK_RULE_BOOL_AS_INT8, HK_IDENTITY_NONE,                               \
+      "the complex conjugate (real dtypes: x; bool as int8, as NumPy)")                                                \
+    X(REAL, real, "real", 1, HK_DTYPES_ALL, HK_RULE_REAL_PART, HK_IDENTITY_NONE, "the real part (real dtypes: x)")     \
+    X(IMAG, imag, "imag", 1, HK_DTYPES_ALL, HK_RULE_REAL_PART, HK_IDENTITY_NONE,                                       \
+      "the imaginary part (real dtypes: 0)")                                                                           \
+    X(NEXTAFTER, nextafter, "nextafter", 2, HK_DTYPE_BIT(HK_FLOAT32) | HK_DTYPE_BIT(HK_FLOAT64), HK_RULE_FLOAT,        \
+      HK_IDENTITY_NONE,                                                                                                \
+      "the next representable value after x1 toward x2 (float16, computed in float32, is not listed)")
 
 /* NumPy's elementwise functions (ufuncs) over N-d strided views, one per row of HK_OP_TABLE. */
 typedef enum hk_op {
@@ -513,7 +538,7 @@ typedef enum hk_scan_op { HK_SCAN_CUMSUM = 0, HK_SCAN_CUMPROD = 1 } hk_scan_op;
  * e.g. at 256 for 5000 x 0.1, where hipkit gives 499.9). */
 HK_API hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *out, hk_stream stream);
 
-/* Stable ascending sort along the last axis of `in` (any view, any of the ten dtypes; a 0-d input is one
+/* Stable ascending sort along the last axis of `in` (any view, any of the fourteen dtypes; a 0-d input is one
  * element). NaN sorts last (after +inf); -0.0 and 0.0 compare equal and keep their order; the sorted
  * keys are the input's bits (NaN payloads and the sign of zero survive).
  * keys_out: the sorted values (in's shape and dtype, any strides) or NULL; indices_out: the positions
@@ -560,7 +585,7 @@ typedef enum hk_take_mode {
 } hk_take_mode;
 
 /* out = numpy.take(in, indices, axis, mode): out's shape is in.shape[:axis] + indices.shape +
- * in.shape[axis+1:], dtype in's (any of the ten; elements are copied as bytes); indices int64 (any
+ * in.shape[axis+1:], dtype in's (any of the fourteen; elements are copied as bytes); indices int64 (any
  * view, 0-d included; other dtypes: HK_ERROR_INVALID_ARGUMENT). axis in 0..in->ndim-1 (negative counts
  * from the end; a 0-d in has no axis). Index i of an axis of size n, as NumPy's take:
  *   RAISE: -n <= i < n is valid, negative counts from the end; any other value fails the call with
@@ -634,7 +659,7 @@ HK_API hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, c
 /* The inverse of hk_take, in place on out: out[..., indices[J], ...] = values[..., J, ...] for every
  * position J of indices (NumPy's `x[:, idx] = values` for an index array on one axis).
  * values' shape is out.shape[:axis] + indices.shape + out.shape[axis+1:] (take's result shape) and its
- * dtype out's (any of the ten; elements are copied as bytes: convert values first, e.g. with
+ * dtype out's (any of the fourteen; elements are copied as bytes: convert values first, e.g. with
  * hk_copy_array; another dtype is HK_ERROR_INVALID_ARGUMENT); values may be any view, strides of 0
  * included (a broadcast value). indices int64 (any view, 0-d included; other dtypes:
  * HK_ERROR_INVALID_ARGUMENT). axis in 0..out->ndim-1 (negative counts from the end; a 0-d out has no
@@ -649,10 +674,10 @@ HK_API hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, c
  *   CLIP:  clipped to 0..n-1 (negative indices give 0).
  * Duplicate indices: which of the values aimed at one element lands is unspecified (NumPy says the
  * same of advanced assignment), but every element written holds one of those values whole (elements
- * are stored with single stores of at most 8 bytes; along an axis, the elements of one row may come
- * from different duplicates). Putting into an empty axis is an error when values is not empty (an
- * empty values is success without a launch, even in RAISE mode). out must not overlap values or
- * indices, nor repeat an element (a stride of 0 on an extent above 1). Asynchronous on `stream`
+ * are stored with single stores of at most 8 bytes, complex128's of 16, which the GPUs write as one
+ * aligned access; along an axis, the elements of one row may come from different duplicates). Putting into an empty
+ * axis is an error when values is not empty (an empty values is success without a launch, even in RAISE mode). out must
+ * not overlap values or indices, nor repeat an element (a stride of 0 on an extent above 1). Asynchronous on `stream`
  * except in RAISE mode. */
 HK_API hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, const hk_array *out,
                         hk_take_mode mode, hk_stream stream);
@@ -662,7 +687,7 @@ HK_API hk_status hk_put(const hk_array *values, const hk_array *indices, int axi
  * hk_mask_count: *count = the number of true elements of `mask` (bool, any view; other dtypes:
  * HK_ERROR_INVALID_ARGUMENT). Waits for `stream`: the count is read back (the one number copied to the
  * host). An empty mask counts 0.
- * hk_mask_select: out = the elements of `in` (any view, any of the ten dtypes, mask's shape) where mask
+ * hk_mask_select: out = the elements of `in` (any view, any of the fourteen dtypes, mask's shape) where mask
  * is true, in C order. out is 1-d, in's dtype, any stride, and must have hk_mask_count's length for
  * this mask (another length leaves its contents unspecified, but nothing outside out is written); out
  * must not overlap in. Asynchronous on `stream`; computed on the device (a scan of the mask gives each

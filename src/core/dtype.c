@@ -2,10 +2,11 @@
 #include "core/dtype.h"
 #include "core/status.h"
 
-static const size_t dtype_sizes[] = {1, 1, 1, 4, 4, 8, 8, 2, 4, 8};
-static const char *const dtype_names[] = {"bool",  "int8",   "uint8",   "int32",   "uint32",
-                                          "int64", "uint64", "float16", "float32", "float64"};
-#define DTYPE_COUNT (sizeof dtype_sizes / sizeof dtype_sizes[0])
+static const size_t dtype_sizes[HK_DTYPE_COUNT] = {1, 1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 2, 8, 16};
+static const char *const dtype_names[HK_DTYPE_COUNT] = {"bool",  "int8",   "uint8",     "int32",     "uint32",
+                                                        "int64", "uint64", "float16",   "float32",   "float64",
+                                                        "int16", "uint16", "complex64", "complex128"};
+#define DTYPE_COUNT HK_DTYPE_COUNT
 
 const char *hk_dtype_name(hk_dtype dtype)
 {

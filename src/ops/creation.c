@@ -45,9 +45,9 @@ hk_status hk_fill(const hk_array *out, const void *value, hk_stream stream)
     call.n_inputs = 1;
     call.n = n;
     call.scalar_mask = 1u;
-    memcpy(&call.scalar[0], value, hk__dtype_bytes(out->dtype));
+    memcpy(call.scalar[0].bits, value, hk__dtype_bytes(out->dtype));
     if (out->dtype == HK_BOOL)
-        call.scalar[0] = call.scalar[0] != 0;
+        call.scalar[0].bits[0] = call.scalar[0].bits[0] != 0;
     hk__elementwise_walk(out, &call);
     return finish(hk__kind_current()->elementwise(fn, vendor_stream, &call));
 }

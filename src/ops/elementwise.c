@@ -83,7 +83,7 @@ void hk__elementwise_walk(const hk_array *out, hkk_ew_call *call)
 }
 
 /* The dtypes: T from in[1] for a bool-condition op (where), in[0] otherwise; every other input T, the
- * condition bool; T in the op's mask; out T, or bool where the rule says. Records the error. */
+ * condition bool; T in the op's mask; out T, or bool or T's real dtype where the rule says. Records the error. */
 static hk_status check_dtypes(const char *fn, const hk_op_info *row, const hk_array *inputs, const hk_array *out,
                               hk_dtype *t_out)
 {
@@ -103,7 +103,7 @@ static hk_status check_dtypes(const char *fn, const hk_op_info *row, const hk_ar
         return hk__fail(HK_ERROR_NOT_SUPPORTED, fn, "%s is not supported for %s (it supports %s)", row->name,
                         hk_dtype_name(t), hk__dtype_list(row->dtypes, list, sizeof list));
     }
-    const hk_dtype out_dtype = hk__op_gives_bool(row) ? HK_BOOL : t;
+    const hk_dtype out_dtype = hk__op_out_dtype(row, t);
     if (out->dtype != out_dtype)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out is %s, but %s of %s gives %s", hk_dtype_name(out->dtype),
                         row->name, hk_dtype_name(t), hk_dtype_name(out_dtype));
@@ -115,10 +115,10 @@ static hk_status check_dtypes(const char *fn, const hk_op_info *row, const hk_ar
 static void take_scalar(hkk_ew_call *call, int k, const hk_array *in)
 {
     call->scalar_mask |= 1u << k;
-    call->scalar[k] = 0;
-    memcpy(&call->scalar[k], in->data, hk__dtype_bytes(in->dtype));
+    memset(&call->scalar[k], 0, sizeof call->scalar[k]);
+    memcpy(call->scalar[k].bits, in->data, hk__dtype_bytes(in->dtype));
     if (in->dtype == HK_BOOL) /* any non-zero byte is true; true is stored as 1 */
-        call->scalar[k] = call->scalar[k] != 0;
+        call->scalar[k].bits[0] = call->scalar[k].bits[0] != 0;
 }
 
 static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *call)
@@ -153,7 +153,7 @@ static bool contiguous_call(const hk_array *inputs, int arity, const hk_array *o
     call->scalar_mask = 0;
     for (int k = 0; k < 3; k++) {
         call->in[k] = NULL;
-        call->scalar[k] = 0;
+        memset(&call->scalar[k], 0, sizeof call->scalar[k]);
     }
     for (int k = 0; k < arity; k++) {
         const hk_array *in = &inputs[k];

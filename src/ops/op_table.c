@@ -49,11 +49,20 @@ bool hk__op_gives_bool(const hk_op_info *row)
     return row->rule == HK_RULE_TO_BOOL || row->rule == HK_RULE_FLOAT_TO_BOOL;
 }
 
+hk_dtype hk__op_out_dtype(const hk_op_info *row, hk_dtype t)
+{
+    if (hk__op_gives_bool(row))
+        return HK_BOOL;
+    if (row->rule == HK_RULE_REAL_PART)
+        return t == HK_COMPLEX64 ? HK_FLOAT32 : t == HK_COMPLEX128 ? HK_FLOAT64 : t;
+    return t;
+}
+
 const char *hk__dtype_list(uint32_t mask, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int d = 0; d <= HK_FLOAT64; d++) {
+    for (int d = 0; d < HK_DTYPE_COUNT; d++) {
         if (!(mask & HK_DTYPE_BIT(d)))
             continue;
         int w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", hk_dtype_name((hk_dtype)d));

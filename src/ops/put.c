@@ -23,7 +23,8 @@ static const char *put_shape_text(const int64_t *shape, int ndim, char *buf, siz
     return buf;
 }
 
-/* Units of up to 8 bytes (never 16: a wider store might tear between racing duplicates) for whole
+/* Units of up to 8 bytes (never 16 for smaller elements: a wider store might tear between racing duplicates;
+ * complex128 elements are 16-byte units of their own) for whole
  * rows after the axis, when they are contiguous in values and out and every stride and both
  * pointers allow it. */
 static void put_widen_units(hkk_put_args *p, size_t item)

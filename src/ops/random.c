@@ -10,9 +10,9 @@
 
 static hk_status check_dtype(const char *fn, hk_dtype dtype)
 {
-    if ((unsigned)dtype > HK_FLOAT64)
+    if ((unsigned)dtype >= HK_DTYPE_COUNT)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "dtype %d is not a hk_dtype (0..%d)", (int)dtype,
-                        (int)HK_FLOAT64);
+                        (int)HK_DTYPE_COUNT - 1);
     if (dtype != HK_FLOAT32 && dtype != HK_FLOAT64)
         return hk__fail(HK_ERROR_NOT_SUPPORTED, fn,
                         "dtype %s is not supported by random numbers (supported: float32, float64)",

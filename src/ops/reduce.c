@@ -66,6 +66,12 @@ hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
                         "%s needs one axis or all of them, but axes (0x%x) names %d of in's %d dimensions", name, axes,
                         reduced, in->ndim);
+    if ((in->dtype == HK_COMPLEX64 || in->dtype == HK_COMPLEX128) && op != HK_REDUCE_SUM && op != HK_REDUCE_PROD &&
+        op != HK_REDUCE_MEAN)
+        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn,
+                        "%s of %s is not supported: complex numbers have no order (min, max, argmin, argmax), and "
+                        "any, all, var and std take real dtypes (use abs() or real()/imag() first)",
+                        name, hk_dtype_name(in->dtype));
     const hk_dtype want = reduce_out_dtype(op, in->dtype);
     if (out->dtype != want)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "out.dtype is %s, but %s of %s gives %s",

@@ -20,11 +20,14 @@ static inline hk_dtype reduce_out_dtype(hk_reduce_op op, hk_dtype in)
     case HK_REDUCE_PROD:
         switch (in) {
         case HK_UINT8:
+        case HK_UINT16:
         case HK_UINT32:
         case HK_UINT64: return HK_UINT64;
         case HK_FLOAT16:
         case HK_FLOAT32:
-        case HK_FLOAT64: return in;
+        case HK_FLOAT64:
+        case HK_COMPLEX64:
+        case HK_COMPLEX128: return in;
         default: return HK_INT64;
         }
     case HK_REDUCE_MIN:
@@ -33,7 +36,11 @@ static inline hk_dtype reduce_out_dtype(hk_reduce_op op, hk_dtype in)
     case HK_REDUCE_ARGMAX: return HK_INT64;
     case HK_REDUCE_ANY:
     case HK_REDUCE_ALL: return HK_BOOL;
-    default: /* MEAN VAR STD */ return in == HK_FLOAT16 || in == HK_FLOAT32 || in == HK_FLOAT64 ? in : HK_FLOAT64;
+    case HK_REDUCE_MEAN:
+        return in == HK_FLOAT16 || in == HK_FLOAT32 || in == HK_FLOAT64 || in == HK_COMPLEX64 || in == HK_COMPLEX128
+                   ? in
+                   : HK_FLOAT64;
+    default: /* VAR STD */ return in == HK_FLOAT16 || in == HK_FLOAT32 || in == HK_FLOAT64 ? in : HK_FLOAT64;
     }
 }
 

@@ -132,9 +132,11 @@ static hk_dtype scan_sort_acc_dtype(hk_dtype d)
     switch (d) {
     case HK_BOOL:
     case HK_INT8:
+    case HK_INT16:
     case HK_INT32:
     case HK_INT64: return HK_INT64;
     case HK_UINT8:
+    case HK_UINT16:
     case HK_UINT32:
     case HK_UINT64: return HK_UINT64;
     default: return d;
@@ -156,6 +158,11 @@ hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *o
                         in->ndim, in->ndim == 1 ? "" : "s");
     if (axis < 0)
         axis += ndim;
+    if (in->dtype == HK_COMPLEX64 || in->dtype == HK_COMPLEX128)
+        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn,
+                        "in is %s: scans take real dtypes (a complex cumsum is the cumsums of its real and imaginary "
+                        "parts, as hipkit.cumsum computes it)",
+                        hk_dtype_name(in->dtype));
     const hk_dtype acc = scan_sort_acc_dtype(in->dtype);
     if (out->dtype != acc)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn,
@@ -239,6 +246,10 @@ hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *
     HK_TRY(hk__check_view(fn, "in", in, 0, &n_in, &in_first, &in_last));
     if (!keys_out && !indices_out)
         return hk__fail(HK_ERROR_INVALID_ARGUMENT, fn, "keys_out and indices_out are both NULL; ask for at least one");
+    if (in->dtype == HK_COMPLEX64 || in->dtype == HK_COMPLEX128)
+        return hk__fail(HK_ERROR_NOT_SUPPORTED, fn,
+                        "in is %s: complex numbers have no order to sort by (sort real(), imag() or abs() instead)",
+                        hk_dtype_name(in->dtype));
     if (keys_out) {
         HK_TRY(hk__check_view(fn, "keys_out", keys_out, 0, &n_keys, &keys_first, &keys_last));
         if (keys_out->dtype != in->dtype)

@@ -14,18 +14,19 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace hkred
 {
 
-constexpr hk_dtype kDtypes[] = {HK_BOOL,   HK_INT8,  HK_UINT8,   HK_INT32,   HK_UINT32,
-                                HK_INT64,  HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
-constexpr hk_reduce_op kOps[] = {HK_REDUCE_SUM,    HK_REDUCE_PROD, HK_REDUCE_MIN, HK_REDUCE_MAX,
+// The real dtypes (complex sums: tests/c/test_new_dtypes.cpp and the Python tests).
+constexpr hk_dtype kDtypes[] = {HK_BOOL,   HK_INT8,  HK_UINT8,  HK_INT16,   HK_UINT16,  HK_INT32,
+                                HK_UINT32, HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
+constexpr hk_reduce_op kOps[] = {HK_REDUCE_SUM,    HK_REDUCE_PROD,   HK_REDUCE_MIN, HK_REDUCE_MAX,
                                  HK_REDUCE_ARGMIN, HK_REDUCE_ARGMAX, HK_REDUCE_ANY, HK_REDUCE_ALL,
-                                 HK_REDUCE_MEAN,   HK_REDUCE_VAR,  HK_REDUCE_STD};
+                                 HK_REDUCE_MEAN,   HK_REDUCE_VAR,    HK_REDUCE_STD};
 
 inline size_t dsize(hk_dtype d)
 {
@@ -39,7 +40,7 @@ inline bool is_float(hk_dtype d)
 }
 inline bool is_signed(hk_dtype d)
 {
-    return d == HK_INT8 || d == HK_INT32 || d == HK_INT64;
+    return d == HK_INT8 || d == HK_INT16 || d == HK_INT32 || d == HK_INT64;
 }
 inline bool is_indexed(hk_reduce_op op)
 {
@@ -56,7 +57,7 @@ inline hk_dtype out_dtype(hk_reduce_op op, hk_dtype in)
     switch (op) {
     case HK_REDUCE_SUM:
     case HK_REDUCE_PROD:
-        if (in == HK_UINT8 || in == HK_UINT32 || in == HK_UINT64)
+        if (in == HK_UINT8 || in == HK_UINT16 || in == HK_UINT32 || in == HK_UINT64)
             return HK_UINT64;
         return is_float(in) ? in : HK_INT64;
     case HK_REDUCE_MIN:
@@ -81,7 +82,10 @@ inline Value read(const unsigned char *base, hk_dtype d, int64_t i, bool raw = f
     Value v;
     const unsigned char *p = base + i * (int64_t)dsize(d);
     switch (d) {
-    case HK_BOOL: v.bits = raw ? *p : (*p != 0); v.f = (long double)v.bits; break;
+    case HK_BOOL:
+        v.bits = raw ? *p : (*p != 0);
+        v.f = (long double)v.bits;
+        break;
 #define HKRED_INT(D, T)                                                                                                \
     case D: {                                                                                                          \
         T x;                                                                                                           \
@@ -92,6 +96,8 @@ inline Value read(const unsigned char *base, hk_dtype d, int64_t i, bool raw = f
     }
         HKRED_INT(HK_INT8, int8_t)
         HKRED_INT(HK_UINT8, uint8_t)
+        HKRED_INT(HK_INT16, int16_t)
+        HKRED_INT(HK_UINT16, uint16_t)
         HKRED_INT(HK_INT32, int32_t)
         HKRED_INT(HK_UINT32, uint32_t)
         HKRED_INT(HK_INT64, int64_t)
@@ -115,6 +121,8 @@ inline Value read(const unsigned char *base, hk_dtype d, int64_t i, bool raw = f
         v.f = x;
         break;
     }
+    case HK_COMPLEX64:
+    case HK_COMPLEX128: break; // not in kDtypes
     }
     return v;
 }
@@ -127,6 +135,12 @@ inline void write(unsigned char *base, hk_dtype d, int64_t i, uint64_t bits, lon
     case HK_BOOL: *p = bits != 0; break;
     case HK_INT8:
     case HK_UINT8: *p = (unsigned char)bits; break;
+    case HK_INT16:
+    case HK_UINT16: {
+        uint16_t x = (uint16_t)bits;
+        std::memcpy(p, &x, 2);
+        break;
+    }
     case HK_INT32:
     case HK_UINT32: {
         uint32_t x = (uint32_t)bits;
@@ -150,6 +164,8 @@ inline void write(unsigned char *base, hk_dtype d, int64_t i, uint64_t bits, lon
         std::memcpy(p, &x, 8);
         break;
     }
+    case HK_COMPLEX64:
+    case HK_COMPLEX128: break; // not in kDtypes
     }
 }
 
@@ -397,7 +413,7 @@ inline std::string mismatch(const Expect &e, hk_dtype out, const Value &got)
         if (got.bits == e.bits)
             return "";
         std::ostringstream s;
-        if (out == HK_BOOL || out == HK_UINT8 || out == HK_UINT32 || out == HK_UINT64)
+        if (out == HK_BOOL || out == HK_UINT8 || out == HK_UINT16 || out == HK_UINT32 || out == HK_UINT64)
             s << "got " << got.bits << ", expected " << e.bits;
         else
             s << "got " << (int64_t)got.bits << ", expected " << (int64_t)e.bits;
@@ -413,8 +429,7 @@ inline std::string mismatch(const Expect &e, hk_dtype out, const Value &got)
         ok = !std::isnan(got.f) && std::fabs(got.f - want) <= e.tol + (e.slack ? ulp(out, want) : 0);
     if (ok)
         return "";
-    return "got " + show_value(got.f) + ", expected " + show_value(e.value) + " (tolerance " + show_value(e.tol) +
-           ")";
+    return "got " + show_value(got.f) + ", expected " + show_value(e.value) + " (tolerance " + show_value(e.tol) + ")";
 }
 
 // ------------------------------------------------------------------ cases
@@ -426,11 +441,11 @@ struct Case {
     std::vector<int64_t> strides; // empty: C-contiguous
     uint32_t axes = 0;
     bool keepdims = false;
-    int out_form = 0;   // 0: contiguous; 1: every other element, first dim reversed (gaps stay poisoned)
-    int64_t shift = 0;  // extra elements before the view (misaligns it)
+    int out_form = 0;     // 0: contiguous; 1: every other element, first dim reversed (gaps stay poisoned)
+    int64_t shift = 0;    // extra elements before the view (misaligns it)
     bool inexact = false; // the data was replaced by values whose sums round
-    int64_t origin = 0; // computed: element offset of index (0, ..., 0) in the pool
-    int64_t pool = 0;   // computed: elements in the pool
+    int64_t origin = 0;   // computed: element offset of index (0, ..., 0) in the pool
+    int64_t pool = 0;     // computed: elements in the pool
 };
 
 inline std::vector<int64_t> c_strides(const std::vector<int64_t> &shape)

@@ -240,8 +240,10 @@ class FillEveryDtype : public GpuTest
 
 TEST_F(FillEveryDtype, StoresTheValueBitForBitInEveryDtypeAndLayout)
 {
-    const hk_dtype dtypes[] = {HK_BOOL,  HK_INT8,   HK_UINT8,   HK_INT32,   HK_UINT32,
-                               HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
+    const hk_dtype dtypes[] = {
+        HK_BOOL,  HK_INT8,   HK_UINT8,   HK_INT16,   HK_UINT16,  HK_INT32,    HK_UINT32,
+        HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64, HK_COMPLEX64}; // complex128 (16 bytes): the Python
+                                                                                // tests
     const uint64_t pattern = 0x7ff8dead12345678ULL; // a float64 NaN with a payload; its low bytes for the rest
     for (hk_dtype d : dtypes) {
         SCOPED_TRACE(hk_dtype_name(d));

@@ -394,8 +394,8 @@ template <hk_dtype D> int emulated_op(hk_reduce_op op, const hkr::Call &call)
 
 int emulated_dispatch(hk_dtype dtype, hk_reduce_op op, const hkr::Call &call)
 {
-    return hk_dispatch::dispatch<HK_DTYPES_ALL>(dtype,
-                                                [&](auto tag) { return emulated_op<decltype(tag)::value>(op, call); });
+    return hk_dispatch::dispatch<HK_DTYPES_REAL>(dtype,
+                                                 [&](auto tag) { return emulated_op<decltype(tag)::value>(op, call); });
 }
 
 // The library's path after validation, on host memory: the same layout, the

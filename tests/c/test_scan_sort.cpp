@@ -33,6 +33,8 @@ template <hk_dtype D> struct DT;
 HKTEST_DT(HK_BOOL, uint8_t, false)
 HKTEST_DT(HK_INT8, int8_t, false)
 HKTEST_DT(HK_UINT8, uint8_t, false)
+HKTEST_DT(HK_INT16, int16_t, false)
+HKTEST_DT(HK_UINT16, uint16_t, false)
 HKTEST_DT(HK_INT32, int32_t, false)
 HKTEST_DT(HK_UINT32, uint32_t, false)
 HKTEST_DT(HK_INT64, int64_t, false)
@@ -43,13 +45,15 @@ HKTEST_DT(HK_FLOAT64, double, true)
 
 constexpr hk_dtype acc_dtype(hk_dtype d)
 {
-    return d == HK_BOOL || d == HK_INT8 || d == HK_INT32 || d == HK_INT64      ? HK_INT64
-           : d == HK_UINT8 || d == HK_UINT32 || d == HK_UINT64 ? HK_UINT64
-                                                                               : d;
+    return d == HK_BOOL || d == HK_INT8 || d == HK_INT16 || d == HK_INT32 || d == HK_INT64 ? HK_INT64
+           : d == HK_UINT8 || d == HK_UINT16 || d == HK_UINT32 || d == HK_UINT64           ? HK_UINT64
+                                                                                           : d;
 }
 
-const hk_dtype all_dtypes[] = {HK_BOOL,   HK_INT8,    HK_UINT8,   HK_INT32,   HK_UINT32,
-                               HK_INT64,  HK_UINT64,  HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
+// The real dtypes: the ones that scan and sort (complex cumsum is Python's, by parts; complex numbers
+// have no order).
+const hk_dtype all_dtypes[] = {HK_BOOL,   HK_INT8,  HK_UINT8,  HK_INT16,   HK_UINT16,  HK_INT32,
+                               HK_UINT32, HK_INT64, HK_UINT64, HK_FLOAT16, HK_FLOAT32, HK_FLOAT64};
 
 size_t dtype_bytes(hk_dtype d)
 {
@@ -457,8 +461,9 @@ struct ScanCase {
     bool in_place;
 };
 
-template <hk_dtype D> void fill_row(std::mt19937_64 &rng, hk_scan_op op, Data data, std::vector<double> &row_values,
-                                    Buffer &in, const std::vector<size_t> &positions)
+template <hk_dtype D>
+void fill_row(std::mt19937_64 &rng, hk_scan_op op, Data data, std::vector<double> &row_values, Buffer &in,
+              const std::vector<size_t> &positions)
 {
     typedef typename DT<D>::T T;
     const size_t L = positions.size();
@@ -592,8 +597,8 @@ template <hk_dtype D> void check_scan(hk_scan_op op, const ScanCase &c, Data dat
             }
         } else {
             double acc = 0, running_abs = 0;
-            const double eps = D == HK_FLOAT64 ? std::numeric_limits<double>::epsilon()
-                                               : std::numeric_limits<float>::epsilon();
+            const double eps =
+                D == HK_FLOAT64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
             for (int64_t k = 0; k < L; k++) {
                 const double x = values[r][k];
                 acc = k == 0 ? x : op == HK_SCAN_CUMSUM ? acc + x : acc * x;
@@ -634,6 +639,8 @@ void check_scan_every_dtype(const ScanCase &c, Data data, std::mt19937_64 &rng)
     check_scan_both_ops<HK_BOOL>(c, data, rng);
     check_scan_both_ops<HK_INT8>(c, data, rng);
     check_scan_both_ops<HK_UINT8>(c, data, rng);
+    check_scan_both_ops<HK_INT16>(c, data, rng);
+    check_scan_both_ops<HK_UINT16>(c, data, rng);
     check_scan_both_ops<HK_INT32>(c, data, rng);
     check_scan_both_ops<HK_UINT32>(c, data, rng);
     check_scan_both_ops<HK_INT64>(c, data, rng);
@@ -672,10 +679,10 @@ TEST_F(ScanOnGpu, EveryAxisOfTwoAndThreeDimensionalArrays)
     // strided), many medium rows (a warp per row), short or interleaved rows
     // (a thread per row).
     const std::vector<std::pair<std::vector<int64_t>, int>> cases = {
-        {{3, 5000}, 1},  {{5000, 3}, 0},    {{1500, 100}, 1}, {{100, 10000}, 0}, {{4096, 8}, 1}, {{37, 53}, 0},
-        {{37, 53}, 1},   {{37, 53}, -1},    {{1100, 40}, 0},  {{1100, 40}, 1},   {{6, 700, 5}, 0}, {{6, 700, 5}, 1},
-        {{6, 700, 5}, 2}, {{2, 3000, 3}, 1}, {{2, 3000, 3}, -3}, {{1, 9001, 1}, 1}, {{9001, 1}, 1},
-        {{300, 200}, 0}, {{33, 130, 7}, 0}, {{70, 3, 50}, 0}, {{5, 130, 7}, 0}, {{2000, 129}, 0},
+        {{3, 5000}, 1},    {{5000, 3}, 0},    {{1500, 100}, 1},   {{100, 10000}, 0}, {{4096, 8}, 1},   {{37, 53}, 0},
+        {{37, 53}, 1},     {{37, 53}, -1},    {{1100, 40}, 0},    {{1100, 40}, 1},   {{6, 700, 5}, 0}, {{6, 700, 5}, 1},
+        {{6, 700, 5}, 2},  {{2, 3000, 3}, 1}, {{2, 3000, 3}, -3}, {{1, 9001, 1}, 1}, {{9001, 1}, 1},   {{300, 200}, 0},
+        {{33, 130, 7}, 0}, {{70, 3, 50}, 0},  {{5, 130, 7}, 0},   {{2000, 129}, 0},
     };
     for (const auto &c : cases) {
         check_scan_every_dtype({c.first, c.second, Layout::Contiguous, Layout::Contiguous, false}, Data::Exact, rng);
@@ -768,12 +775,12 @@ TEST_F(ScanOnGpu, FloatRoundingStaysWithinTheBound)
             check_scan<HK_FLOAT16>(HK_SCAN_CUMSUM, {{n}, 0, l, Layout::Contiguous, false}, Data::Rounding, rng);
         }
     for (int64_t n : {1000, 10007}) {
-        check_scan<HK_FLOAT32>(HK_SCAN_CUMPROD, {{n}, 0, Layout::Contiguous, Layout::Contiguous, false},
-                               Data::Rounding, rng);
-        check_scan<HK_FLOAT64>(HK_SCAN_CUMPROD, {{n}, 0, Layout::Contiguous, Layout::Contiguous, false},
-                               Data::Rounding, rng);
-        check_scan<HK_FLOAT16>(HK_SCAN_CUMPROD, {{n}, 0, Layout::Contiguous, Layout::Contiguous, false},
-                               Data::Rounding, rng);
+        check_scan<HK_FLOAT32>(HK_SCAN_CUMPROD, {{n}, 0, Layout::Contiguous, Layout::Contiguous, false}, Data::Rounding,
+                               rng);
+        check_scan<HK_FLOAT64>(HK_SCAN_CUMPROD, {{n}, 0, Layout::Contiguous, Layout::Contiguous, false}, Data::Rounding,
+                               rng);
+        check_scan<HK_FLOAT16>(HK_SCAN_CUMPROD, {{n}, 0, Layout::Contiguous, Layout::Contiguous, false}, Data::Rounding,
+                               rng);
     }
     for (int axis : {0, 1})
         check_scan<HK_FLOAT32>(HK_SCAN_CUMSUM, {{1500, 3000}, axis, Layout::Contiguous, Layout::Contiguous, false},
@@ -870,10 +877,10 @@ template <hk_dtype D> typename DT<D>::T sort_value(std::mt19937_64 &rng, SortDat
     typedef typename DT<D>::T T;
     const uint64_t r = rng();
     if constexpr (D == HK_BOOL) {
-        return static_cast<uint8_t>(data == SortData::Equal ? 1
-                                    : data == SortData::Ascending ? position * 2 >= N
+        return static_cast<uint8_t>(data == SortData::Equal        ? 1
+                                    : data == SortData::Ascending  ? position * 2 >= N
                                     : data == SortData::Descending ? position * 2 < N
-                                                                    : r & 1);
+                                                                   : r & 1);
     } else if constexpr (!DT<D>::is_float) {
         switch (data) {
         case SortData::Random: return bits_to<T>(r);
@@ -943,9 +950,11 @@ struct SortCase {
 template <hk_dtype D> void check_sort(const SortCase &c, SortData data, std::mt19937_64 &rng)
 {
     typedef typename DT<D>::T T;
-    SCOPED_TRACE(std::string("sort of ") + hk_dtype_name(D) + " " + shape_text(c.shape) + ", " +
-                 sort_data_name(data) + ", in " + layout_name(c.in_layout) +
-                 (c.in_place ? ", keys in place" : c.keys ? std::string(", keys ") + layout_name(c.keys_layout) : "") +
+    SCOPED_TRACE(std::string("sort of ") + hk_dtype_name(D) + " " + shape_text(c.shape) + ", " + sort_data_name(data) +
+                 ", in " + layout_name(c.in_layout) +
+                 (c.in_place ? ", keys in place"
+                  : c.keys   ? std::string(", keys ") + layout_name(c.keys_layout)
+                             : "") +
                  (c.indices ? std::string(", indices ") + layout_name(c.indices_layout) : ""));
     Buffer in(D, c.shape, strides_for(c.shape, c.in_layout));
     ASSERT_HK_OK(in.allocate());
@@ -1079,6 +1088,8 @@ class SortOnGpu : public GpuTest
 HKTEST_SORT_DTYPE(Bool, HK_BOOL)
 HKTEST_SORT_DTYPE(Int8, HK_INT8)
 HKTEST_SORT_DTYPE(Uint8, HK_UINT8)
+HKTEST_SORT_DTYPE(Int16, HK_INT16)
+HKTEST_SORT_DTYPE(Uint16, HK_UINT16)
 HKTEST_SORT_DTYPE(Int32, HK_INT32)
 HKTEST_SORT_DTYPE(Uint32, HK_UINT32)
 HKTEST_SORT_DTYPE(Int64, HK_INT64)
@@ -1091,12 +1102,12 @@ template <hk_dtype D> void check_sort_views(std::mt19937_64 &rng)
 {
     const Layout C = Layout::Contiguous, R = Layout::Reversed, T = Layout::Transposed, S = Layout::Spaced;
     const std::vector<SortCase> cases = {
-        {{65537}, R, C, C, true, true, false},        {{65537}, C, R, S, true, true, false},
-        {{1000}, R, S, R, true, true, false},         {{37, 31}, T, R, S, true, true, false},
-        {{3, 65537}, R, C, C, true, true, false},     {{3, 65537}, T, C, C, true, true, false},
-        {{3, 65537}, C, T, T, true, true, false},     {{300, 5000}, S, R, T, true, true, false},
-        {{2, 3, 4097}, T, S, R, true, true, false},   {{2, 3, 4097}, C, T, C, false, true, false},
-        {{2, 3, 4097}, C, C, T, true, false, false},  {{1048579}, R, C, C, true, false, false},
+        {{65537}, R, C, C, true, true, false},       {{65537}, C, R, S, true, true, false},
+        {{1000}, R, S, R, true, true, false},        {{37, 31}, T, R, S, true, true, false},
+        {{3, 65537}, R, C, C, true, true, false},    {{3, 65537}, T, C, C, true, true, false},
+        {{3, 65537}, C, T, T, true, true, false},    {{300, 5000}, S, R, T, true, true, false},
+        {{2, 3, 4097}, T, S, R, true, true, false},  {{2, 3, 4097}, C, T, C, false, true, false},
+        {{2, 3, 4097}, C, C, T, true, false, false}, {{1048579}, R, C, C, true, false, false},
     };
     for (const SortCase &c : cases)
         check_sort<D>(c, SortData::Random, rng);
@@ -1116,10 +1127,10 @@ template <hk_dtype D> void check_sort_in_place(std::mt19937_64 &rng)
 {
     const Layout C = Layout::Contiguous, R = Layout::Reversed, T = Layout::Transposed;
     const std::vector<SortCase> cases = {
-        {{31}, C, C, C, true, false, true},        {{1000}, R, R, C, true, true, true},
-        {{65537}, C, C, C, true, false, true},     {{1048579}, R, R, C, true, true, true},
-        {{37, 31}, T, T, C, true, true, true},     {{3, 65537}, C, C, C, true, false, true},
-        {{3, 65537}, T, T, R, true, true, true},   {{300, 5000}, C, C, C, true, true, true},
+        {{31}, C, C, C, true, false, true},      {{1000}, R, R, C, true, true, true},
+        {{65537}, C, C, C, true, false, true},   {{1048579}, R, R, C, true, true, true},
+        {{37, 31}, T, T, C, true, true, true},   {{3, 65537}, C, C, C, true, false, true},
+        {{3, 65537}, T, T, R, true, true, true}, {{300, 5000}, C, C, C, true, true, true},
     };
     for (SortData data : {SortData::Random, SortData::Narrow, SortData::Equal})
         for (const SortCase &c : cases)

@@ -255,3 +255,40 @@ def test_unsupported_forms_say_what_is_supported():
         hipkit.put(x, [0], 1.0, mode="nope")
     with pytest.raises(TypeError, match="put\\(\\) argument 1 must be a hipkit.ndarray"):
         hipkit.put(np.zeros(3), [0], 1.0)
+
+
+# ---------------------------------------------------------------- reading with several index arrays
+
+_GATHER_KEYS = [
+    lambda i, j: (i, j), lambda i, j: (i[:2], slice(None), j[:, 0]), lambda i, j: (slice(1, 3), i[:2], j),
+    lambda i, j: (None, i, 1, j), lambda i, j: (1, i, j), lambda i, j: (i, Ellipsis, None, [4, 3, 2]),
+    lambda i, j: ([True, False, True], [1, 2]), lambda i, j: (i[:0], j[:0, 0]), lambda i, j: (-1, [-1, 0], j),
+]
+
+
+@pytest.mark.parametrize("key", _GATHER_KEYS)
+@pytest.mark.parametrize("layout", ["contiguous", "reversed", "transposed"])
+def test_several_index_arrays_read_as_numpy(rng, key, layout):
+    """x[key] with several integer (or boolean) array indices, mixed with ints, slices, ... and None: NumPy's
+    placement of the broadcast index dimensions, on views too (the array API 2024.12's integer indexing)."""
+    host = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    x = hipkit.asarray(host)
+    if layout == "reversed":
+        host, x = host[::-1, :, ::-1], x[::-1, :, ::-1]
+    elif layout == "transposed":
+        base = rng.standard_normal((5, 4, 3)).astype(np.float32)
+        host, x = base.transpose(2, 1, 0), hipkit.asarray(base).transpose(2, 1, 0)
+    i, j = np.array([0, 2, 1]), np.array([[1], [3]])
+    k = key(i, j)
+    want = host[k]
+    got = x[tuple(hipkit.asarray(v) if isinstance(v, np.ndarray) else v for v in k)].get()
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_several_index_arrays_out_of_range_raise():
+    x = hipkit.asarray(np.zeros((3, 4)))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[hipkit.asarray(np.array([0, 3])), hipkit.asarray(np.array([1, 1]))]
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        x[hipkit.asarray(np.array([0, 1])), hipkit.asarray(np.array([1, 1, 2]))]

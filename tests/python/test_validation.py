@@ -6,26 +6,27 @@ import pytest
 import hipkit
 
 SUPPORTED = "bool, int8, uint8, int32, uint32, int64, uint64, float16, float32, float64"
-TEN = ["bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"]
+ALL = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
+       "float64", "complex64", "complex128"]
 
 
-@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.complex64, object, "U3", np.longdouble])
+@pytest.mark.parametrize("dtype", [object, "U3", np.longdouble, np.clongdouble, "M8[s]"])
 def test_unsupported_dtypes_are_refused(dtype):
-    if np.dtype(dtype) == np.float64:  # longdouble is double on some platforms
+    if np.dtype(dtype) in (np.float64, np.complex128):  # longdouble is double on some platforms
         return
     with pytest.raises(TypeError, match=SUPPORTED):
         hipkit.empty(0, dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, object, "U3"])
+@pytest.mark.parametrize("dtype", [object, "U3"])
 def test_host_data_without_a_device_dtype_is_refused(dtype):
     with pytest.raises(TypeError):
         hipkit.asarray(np.zeros(0, dtype))
 
 
-def test_host_data_of_other_dtypes_converts_to_the_next_that_holds_it():
-    assert hipkit.asarray(np.zeros(0, np.int16)).dtype == np.int32
-    assert hipkit.asarray(np.zeros(0, np.uint16)).dtype == np.uint32
+def test_host_data_of_the_fourteen_dtypes_keeps_its_dtype():
+    for name in ALL:
+        assert hipkit.asarray(np.zeros(3, name)).dtype == np.dtype(name)
 
 
 @pytest.mark.parametrize("obj", [None, [None], "text", [1, "a"]])
@@ -122,21 +123,25 @@ def test_shapes_must_broadcast(op):
 
 
 def _numpy_dtype(dtype):
-    return np.dtype(np.int32) if dtype == np.int16 else dtype  # hipkit's next dtype holding int16
+    return np.dtype(dtype)
 
 
-@pytest.mark.parametrize("left", TEN)
+@pytest.mark.parametrize("left", ALL)
 def test_result_dtypes_follow_numpy(left):
-    """Type promotion by NumPy 2's rules, for every pair of the ten dtypes and
+    """Type promotion by NumPy 2's rules, for every pair of the fourteen dtypes and
     Python scalars (weak), checked on empty arrays."""
     x = hipkit.empty(0, left)
     h = np.empty(0, left)
-    for right in TEN:
+    for right in ALL:
         y, g = hipkit.empty(0, right), np.empty(0, right)
         for name in ("add", "multiply", "maximum", "divide", "equal", "logical_and"):
+            if name == "maximum" and "c" in (h.dtype.kind, g.dtype.kind):
+                with pytest.raises(TypeError):  # complex numbers have no order (NumPy's is lexicographic)
+                    hipkit.maximum(x, y)
+                continue
             assert getattr(hipkit, name)(x, y).dtype == _numpy_dtype(getattr(np, name)(h, g).dtype), \
                 (name, left, right)
-    for scalar in (1, 2.5, True):
+    for scalar in (1, 2.5, True, 1j):
         with np.errstate(all="ignore"):
             assert (x + scalar).dtype == (h + scalar).dtype, (left, scalar)
     for name in ("sqrt", "exp", "negative", "absolute", "isnan", "logical_not"):
@@ -167,7 +172,7 @@ def test_python_integers_out_of_range_are_refused():
         hipkit.empty(0, np.uint8) + 300
 
 
-@pytest.mark.parametrize("other", [np.zeros(0, np.float32), [1.0], "x", None, 1j])
+@pytest.mark.parametrize("other", [np.zeros(0, np.float32), [1.0], "x", None, b"x"])
 def test_host_arrays_and_other_objects_are_refused_in_either_order(other):
     x = a32()
     for expression in (lambda: hipkit.add(x, other), lambda: hipkit.multiply(other, x)):

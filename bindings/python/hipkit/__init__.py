@@ -23,9 +23,9 @@ views or copies (reshape, permute_dims, matrix_transpose, expand_dims, squeeze, 
 broadcast_to/arrays, concat, stack, unstack, astype), and those composed of the ops, on the device of
 their data (eye, meshgrid, tril, triu, roll, repeat, tile, tensordot, vecdot, searchsorted,
 take_along_axis, diff, unique_all/counts/inverse/values), __array_namespace_info__, with the dtypes
-bool, int8, uint8, int32, uint32, int64, uint64, float32, float64 (and float16, outside the standard).
-Not provided: int16, uint16 and complex dtypes (conj is the identity; no real, imag), isin, the linalg
-and fft extensions (hipkit.linalg has norm only). Creation functions take device= (a hipkit.Device, a
+bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64, complex64 and
+complex128 (and float16, outside the standard). Not provided: isin, arrays of more than 8 dimensions, the
+linalg and fft extensions (hipkit.linalg has norm only). Creation functions take device= (a hipkit.Device, a
 device number, "cpu" or "gpu"). tests/python/test_array_api.py lists every deviation.
 
 The package is layered: each module imports only modules below it, at its top (errors, device, _dtypes,
@@ -55,14 +55,15 @@ globals().update({_name: getattr(ops, _name) for _name in ops._UFUNC_NAMES})
 from . import linalg
 from . import _array_api
 from ._array_api import (__array_api_version__, __array_namespace_info__, astype, broadcast_arrays,  # noqa: F401
-                         broadcast_shapes, can_cast, concat, conj, cumulative_prod, cumulative_sum, diff, eye,
+                         broadcast_shapes, can_cast, concat, cumulative_prod, cumulative_sum, diff, eye,
                          finfo, flip, iinfo, isdtype, matrix_transpose, meshgrid, moveaxis, permute_dims, repeat,
                          result_type, roll, searchsorted, take_along_axis, tensordot, tile, tril, triu,
                          unique_all, unique_counts, unique_inverse, unique_values, unstack, vecdot)
 # x.__array_namespace__() is this module: installed here, the one module above all the others.
 _array_api.install_namespace(_sys.modules[__name__])
 from .interop import from_dlpack, pinned_empty
-from numpy import (bool_, float16, float32, float64, int8, int32, int64, uint8, uint32, uint64,  # noqa: F401
+from numpy import (bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,  # noqa: F401
+                   uint8, uint16, uint32, uint64,
                    e, inf, nan, newaxis, pi)
 bool = bool_  # noqa: A001 (hipkit.bool, as numpy.bool)
 from . import random

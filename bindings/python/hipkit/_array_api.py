@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _dtypes
 from . import _layout
-from ._ops.elementwise import (add, floor_divide, greater_equal, isnan, less, less_equal, logical_and,
+from ._ops.elementwise import (add, conjugate, floor_divide, greater_equal, isnan, less, less_equal, logical_and,
                                logical_not, logical_or, multiply, not_equal, subtract)
 from ._ops.indexing import _select, put, take, where
 from ._ops.linalg import matmul
@@ -162,10 +162,10 @@ def result_type(*arrays_and_dtypes):
 
 def can_cast(from_, to, /):
     """Whether the standard's promotion table casts `from_` (a dtype or an array) to `to`: within
-    one kind (bool, integers, floats) and without losing values. Unlike numpy.can_cast, never across
-    kinds (int8 to float32 is False)."""
+    one kind (bool, integers, floats: real and complex) and without losing values. Unlike numpy.can_cast,
+    never across kinds (int8 to float32 is False)."""
     src, dst = _as_dtype(from_), _dtype(to)
-    kind = {"b": "b", "i": "i", "u": "i", "f": "f"}
+    kind = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "f"}  # real floats promote to complex ones
     return kind[src.kind] == kind[dst.kind] and bool(np.can_cast(src, dst, "safe"))
 
 
@@ -183,7 +183,7 @@ class finfo_object:
 
     def __init__(self, dtype):
         info = np.finfo(dtype)
-        self.bits, self.dtype = int(info.bits), np.dtype(dtype)
+        self.bits, self.dtype = int(info.bits), np.dtype(info.dtype)  # a complex dtype's: its parts' (float)
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.smallest_normal = float(info.smallest_normal)
 
@@ -205,10 +205,10 @@ class iinfo_object:
 
 
 def finfo(type, /):  # noqa: A002 (the standard's name)
-    """The limits of a floating-point dtype (or of an array's dtype): bits, eps, max, min, smallest_normal
-    (Python numbers) and dtype. ValueError for other dtypes."""
+    """The limits of a floating-point dtype (or of an array's dtype; a complex dtype's are its parts'):
+    bits, eps, max, min, smallest_normal (Python numbers) and dtype. ValueError for other dtypes."""
     dtype = _as_dtype(type)
-    if dtype.kind != "f":
+    if dtype.kind not in "fc":
         raise ValueError(f"finfo: {dtype} is not a floating-point dtype (iinfo describes integer dtypes)")
     return finfo_object(dtype)
 
@@ -227,10 +227,10 @@ def iinfo(type, /):  # noqa: A002
 # The standard's dtypes hipkit has, by kind (float16 is hipkit's too, but outside the standard: not listed).
 _KINDS = {
     "bool": ("bool",),
-    "signed integer": ("int8", "int32", "int64"),
-    "unsigned integer": ("uint8", "uint32", "uint64"),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
     "real floating": ("float32", "float64"),
-    "complex floating": (),
+    "complex floating": ("complex64", "complex128"),
 }
 _KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
 _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
@@ -257,11 +257,10 @@ class _Info:
         return [Device(i) for i in range(device_count())]
 
     def default_dtypes(self, *, device=None):
-        """The default dtypes, the same on every device: float64, int64, int64 for indexing (hipkit has no
-        complex dtype, so no "complex floating" entry)."""
+        """The default dtypes, the same on every device: float64, complex128, int64, int64 for indexing."""
         _check_info_device(device)
-        return {"real floating": np.dtype(np.float64), "integral": np.dtype(np.int64),
-                "indexing": np.dtype(np.int64)}
+        return {"real floating": np.dtype(np.float64), "complex floating": np.dtype(np.complex128),
+                "integral": np.dtype(np.int64), "indexing": np.dtype(np.int64)}
 
     def dtypes(self, *, device=None, kind=None):
         """The standard's dtypes hipkit supports (the same on every device), all of them or those of `kind`
@@ -548,17 +547,6 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 @_on_data
-def conj(x, /):
-    """The complex conjugate of each element of x. hipkit has only real dtypes so far, whose conjugate is the
-    value itself: a copy of x (numeric dtypes; bool raises TypeError)."""
-    _array("conj", x)
-    _numeric("conj", x)
-    if x.dtype.kind == "c":  # pragma: no cover (no complex dtype yet: the op table gets a conj row with them)
-        raise NotImplementedError("conj: complex dtypes are not supported yet")
-    return x.copy()
-
-
-@_on_data
 def vecdot(x1, x2, /, *, axis=-1):
     """The dot products of the vectors of x1 and x2 along `axis` (negative: counted from the end, the other
     axes broadcast), conjugating x1 for complex dtypes."""
@@ -578,8 +566,8 @@ def vecdot(x1, x2, /, *, axis=-1):
         raise ValueError(f"vecdot: x1 has {shape1[axis]} elements along axis {axis} and x2 {shape2[axis]}; "
                          f"they must match (the contracted axis is not broadcast)")
     dtype = _dtypes.result_type(x1, x2)
-    if dtype.kind == "c":  # the standard conjugates x1 (no complex dtype in hipkit yet)
-        x1 = conj(x1)
+    if dtype.kind == "c":  # the standard conjugates x1
+        x1 = conjugate(x1)
     result = _sum(multiply(x1, x2), axis=axis)
     return result.astype(dtype, copy=False)
 

@@ -27,20 +27,21 @@ from . import _native  # the binding's C core (bindings/python/native): the arra
 from .device import Device, _size, _stream_handle, device_count, platform
 from .errors import check
 
-_NAMES = ("bool", "int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64")
+_NAMES = tuple(d.name for d in _dtypes.SUPPORTED)
 _HK_DTYPE = {np.dtype(name): getattr(lib, "HK_" + name.upper()) for name in _NAMES}
 _NP_DTYPE = {code: dtype for dtype, code in _HK_DTYPE.items()}
 _DTYPE_NAME = {code: str(dtype) for dtype, code in _HK_DTYPE.items()}
 _FLOATS = (lib.HK_FLOAT16, lib.HK_FLOAT32, lib.HK_FLOAT64)
 _CTYPE = {lib.HK_BOOL: "_Bool *", lib.HK_INT8: "int8_t *", lib.HK_UINT8: "uint8_t *", lib.HK_INT32: "int32_t *",
           lib.HK_UINT32: "uint32_t *", lib.HK_INT64: "int64_t *", lib.HK_UINT64: "uint64_t *",
-          lib.HK_FLOAT32: "float *", lib.HK_FLOAT64: "double *"}
+          lib.HK_FLOAT32: "float *", lib.HK_FLOAT64: "double *", lib.HK_INT16: "int16_t *",
+          lib.HK_UINT16: "uint16_t *"}
 _IOTA_DTYPES = (lib.HK_FLOAT32, lib.HK_FLOAT64, lib.HK_INT32, lib.HK_INT64)  # what hk_iota takes
 _MAX_BYTES = 2**63 - 1  # what size_t and NumPy's intp can both describe
 
 
 def _dtype(dtype):
-    """One of the ten dtypes, from anything np.dtype accepts (None: float64)."""
+    """One of the fourteen dtypes, from anything np.dtype accepts (None: float64)."""
     try:
         dt = np.dtype(dtype)
     except TypeError:
@@ -246,6 +247,31 @@ class ndarray(_native.ArrayBase):
         if self.ndim < 2:
             raise ValueError("matrix transpose with ndim < 2 is undefined")
         return self.swapaxes(-1, -2)
+
+    def _part(self, imag):
+        """The real (imag=False) or imaginary part of a complex array as a view of its memory: an array
+        of the parts' float dtype whose strides step over the other part."""
+        dtype = _dtypes.real_dtype(self.dtype)
+        owner = self._base if self._base is not None else self
+        view = ndarray.__new__(ndarray)
+        address = int(ffi.cast("uintptr_t", self._data)) + (dtype.itemsize if imag else 0)
+        view._setup(address, 2 * self._offset + int(imag), self.shape, tuple(2 * s for s in self._el_strides),
+                    _HK_DTYPE[dtype], self._device, owner, False)
+        return view
+
+    @property
+    def real(self):
+        """NumPy's x.real: the real part of a complex array as a view (writing it writes x); x itself
+        for a real dtype."""
+        return self._part(False) if self.dtype.kind == "c" else self
+
+    @property
+    def imag(self):
+        """NumPy's x.imag: the imaginary part of a complex array as a view; for a real dtype a new
+        array of zeros (NumPy's is read-only)."""
+        if self.dtype.kind == "c":
+            return self._part(True)
+        return zeros(self.shape, self.dtype, device=self._device)
 
     def _extent(self):
         """(first, last) byte addresses this view touches: for overlap checks."""
@@ -474,9 +500,16 @@ class ndarray(_native.ArrayBase):
         return bool(self.item())
 
     def __float__(self):
+        if self.dtype.kind == "c":
+            raise TypeError("cannot convert a complex array to float (take .real or abs() first)")
         return float(self.item())
 
+    def __complex__(self):
+        return complex(self.item())
+
     def __int__(self):
+        if self.dtype.kind == "c":
+            raise TypeError("cannot convert a complex array to int (take .real or abs() first)")
         return int(self.item())
 
     def __index__(self):
@@ -605,7 +638,10 @@ def _assign(target, value, stream=None):
             value = value.copy(stream=stream)
         _copy_into(target, value, stream)
         return
-    if type(value) in (int, float, bool) or isinstance(value, np.generic) and value.dtype in _HK_DTYPE:
+    if type(value) in (int, float, bool, complex) or isinstance(value, np.generic) and value.dtype in _HK_DTYPE:
+        if type(value) is complex and target.dtype.kind != "c":
+            raise TypeError(f"cannot assign a complex value to an array of {target.dtype} (NumPy would drop the "
+                            f"imaginary part; take .real or abs() first)")
         if type(value) is float and target.dtype.kind in "biu":
             # NumPy's assignment conversion: a NaN or inf into an integer raises, as x[...] = v does in NumPy
             host = np.asarray(value, dtype=target.dtype).reshape(1)
@@ -911,7 +947,7 @@ def _unpickle(host):
 
 
 def _configure_native():
-    """Hands the C core what it needs of Python once: the class it makes, the ten dtypes, and NumPy 2's
+    """Hands the C core what it needs of Python once: the class it makes, the fourteen dtypes, and NumPy 2's
     promotion (hipkit._dtypes.result_type, the one place that rule is written) as tables of hk_dtype codes."""
     by_code = tuple(_dtypes.SUPPORTED)
     assert [_HK_DTYPE[d] for d in by_code] == list(range(len(by_code)))  # the C tables index by hk_dtype code

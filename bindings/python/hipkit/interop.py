@@ -32,7 +32,8 @@ from .errors import check
 K_DL_CPU, K_DL_CUDA, K_DL_CUDA_HOST, K_DL_ROCM, K_DL_ROCM_HOST, K_DL_CUDA_MANAGED = 1, 2, 3, 10, 11, 13
 # Memory the host reads and writes directly: the CPU device views it (pinned memory included).
 HOST_DEVICE_TYPES = (K_DL_CPU, K_DL_CUDA_HOST, K_DL_ROCM_HOST)
-_INT, _UINT, _FLOAT, _BOOL_CODE = 0, 1, 2, 6
+# DLDataTypeCode: kDLInt, kDLUInt, kDLFloat, kDLComplex, kDLBool
+_INT, _UINT, _FLOAT, _COMPLEX, _BOOL_CODE = 0, 1, 2, 5, 6
 _READ_ONLY, _IS_COPIED = 1, 2  # DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_IS_COPIED
 
 
@@ -97,7 +98,7 @@ def _cpu_device():
 _DL_DTYPE = {np.dtype(np.bool_): (_BOOL_CODE, 8)}
 for _dt in _HK_DTYPE:
     if _dt.kind != "b":
-        _DL_DTYPE[_dt] = ({"i": _INT, "u": _UINT, "f": _FLOAT}[_dt.kind], _dt.itemsize * 8)
+        _DL_DTYPE[_dt] = ({"i": _INT, "u": _UINT, "f": _FLOAT, "c": _COMPLEX}[_dt.kind], _dt.itemsize * 8)
 _FROM_DL = {code_bits: dt for dt, code_bits in _DL_DTYPE.items()}
 del _dt
 

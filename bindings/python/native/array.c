@@ -379,7 +379,7 @@ static PyObject *array_item(PyObject *self, PyObject *const *argv, Py_ssize_t ar
 {
     hkp_array *a = (hkp_array *)self;
     int device = 0;
-    _Alignas(8) unsigned char v[8];
+    _Alignas(16) unsigned char v[16];
     if (argc || a->size != 1 || !a->np_dtype || hk_device_get(&device) != HK_SUCCESS || device != a->device ||
         hk_memcpy_dtoh(v, a->data, (size_t)a->itemsize) != HK_SUCCESS)
     {
@@ -403,6 +403,10 @@ static PyObject *array_item(PyObject *self, PyObject *const *argv, Py_ssize_t ar
     case HK_UINT64: return PyLong_FromUnsignedLongLong(*(uint64_t *)v);
     case HK_FLOAT16: return PyFloat_FromDouble(PyFloat_Unpack2((const char *)v, 1));
     case HK_FLOAT32: return PyFloat_FromDouble(*(float *)v);
+    case HK_INT16: return PyLong_FromLong(*(int16_t *)v);
+    case HK_UINT16: return PyLong_FromLong(*(uint16_t *)v);
+    case HK_COMPLEX64: return PyComplex_FromDoubles(((float *)v)[0], ((float *)v)[1]);
+    case HK_COMPLEX128: return PyComplex_FromDoubles(((double *)v)[0], ((double *)v)[1]);
     default: return PyFloat_FromDouble(*(double *)v);
     }
 }

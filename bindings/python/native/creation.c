@@ -79,7 +79,7 @@ static PyObject *dispatch(Creation *c, PyObject *shape_object, PyObject *fill, P
     hk_stream stream = (hk_stream)hkp_stream_handle(stream_object, &stream_ok);
     if (!stream_ok || hk_device_get(&device) != HK_SUCCESS || !parse_shape(shape_object, shape, &ndim, (int)itemsize))
         return NULL;
-    _Alignas(8) unsigned char value[8] = {0};
+    _Alignas(16) unsigned char value[16] = {0}; /* one element: 16 bytes for complex128 */
     if ((c->kind == ONES && !hkp_scalar_value(one, SCALAR_INT, dtype, value)) ||
         (c->kind == FULL && !hkp_scalar_value(fill, fill_kind, dtype, value)))
         return NULL;
@@ -98,11 +98,16 @@ static int format_dtype(const char *format, Py_ssize_t itemsize)
 {
     if (format[0] == '=' || format[0] == '<' || format[0] == '@')
         format++;
-    if (!format[0] || format[1])
+    int dtype = -1;
+    if (format[0] == 'Z' && (format[1] == 'f' || format[1] == 'd') && !format[2])
+        dtype = format[1] == 'f' ? HK_COMPLEX64 : HK_COMPLEX128;
+    else if (!format[0] || format[1])
         return -1;
-    int dtype;
-    switch (format[0]) {
+    switch (dtype >= 0 ? 0 : format[0]) {
+    case 0: break;
     case '?': dtype = HK_BOOL; break;
+    case 'h': dtype = HK_INT16; break;
+    case 'H': dtype = HK_UINT16; break;
     case 'b': dtype = HK_INT8; break;
     case 'B': dtype = HK_UINT8; break;
     case 'i': dtype = HK_INT32; break;

@@ -64,8 +64,8 @@ int hkp_scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot)
         slot[0] = (unsigned char)truth;
         return 1;
     }
-    if (kind == SCALAR_FLOAT || dtype == HK_FLOAT16)
-        return 0;
+    if (kind == SCALAR_FLOAT || dtype == HK_FLOAT16 || dtype == HK_COMPLEX64 || dtype == HK_COMPLEX128)
+        return 0; /* complex values (16 bytes) and float16: the Python path */
     long long v = 0;
     unsigned long long u = 0;
     if (kind == SCALAR_BOOL) {
@@ -87,6 +87,8 @@ int hkp_scalar_value(PyObject *x, int kind, int dtype, unsigned char *slot)
     switch (dtype) {
     case HK_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
     case HK_UINT8: lo = 0, hi = UINT8_MAX; break;
+    case HK_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
+    case HK_UINT16: lo = 0, hi = UINT16_MAX; break;
     case HK_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
     case HK_UINT32: lo = 0, hi = UINT32_MAX; break;
     case HK_INT64: lo = INT64_MIN, hi = INT64_MAX; break;

@@ -22,7 +22,7 @@
 
 #include "hipkit/hipkit.h"
 
-#define HKP_DTYPES 10 /* hk_dtype HK_BOOL .. HK_FLOAT64 */
+#define HKP_DTYPES HK_DTYPE_COUNT /* hk_dtype HK_BOOL .. HK_COMPLEX128 */
 
 /* An array: hipkit.ndarray is a Python subclass of this type (its methods in Python, its data here). */
 typedef struct {

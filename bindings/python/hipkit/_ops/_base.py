@@ -5,6 +5,7 @@ import types
 
 import numpy as np
 
+from .. import _dtypes
 from .. import _layout
 from .._ffi import ffi
 from ..array import asarray, ndarray
@@ -24,24 +25,22 @@ def _owner(x):
 
 def _operand_ok(x):
     """What operators accept on the other side (else NotImplemented)."""
-    return isinstance(x, ndarray) or type(x) in (bool, int, float) or (
-        isinstance(x, np.generic) and x.dtype.kind in "biuf")
+    return isinstance(x, ndarray) or type(x) in (bool, int, float, complex) or (
+        isinstance(x, np.generic) and x.dtype.kind in "biufc")
 
 
 def _operand(name, x):
     """An ndarray, a Python scalar (weak), or a NumPy scalar (strong): as is.
     Host arrays raise: the copy to the device is the caller's to ask for."""
-    if isinstance(x, ndarray) or type(x) in (bool, int, float):
+    if isinstance(x, ndarray) or type(x) in (bool, int, float, complex):
         return x
     if isinstance(x, np.generic):
-        if x.dtype.kind not in "biuf":
+        if not _dtypes.is_supported(x.dtype):
             raise TypeError(f"{name}: hipkit has no {x.dtype} dtype")
         return x
     if isinstance(x, np.ndarray):
         raise TypeError(f"{name}: an operand is a numpy.ndarray (host memory); copy it to the device "
                         f"with hipkit.asarray(x) first")
-    if isinstance(x, complex):
-        raise TypeError(f"{name}: hipkit has no complex dtypes")
     kind = f"{type(x).__module__}.{type(x).__qualname__}".removeprefix("builtins.")
     raise TypeError(f"{name}: unsupported operand type {kind}; use hipkit arrays or Python/NumPy scalars "
                     f"(hipkit.asarray converts host data)")
@@ -79,7 +78,7 @@ def _operator(fn, reflected=False, inplace=False):
     """ndarray's operator method over fn, the Python path of a function (the families bind them straight
     to their functions: no per-call lookups); other operand types give NotImplemented, so Python tries
     the other side, then raises TypeError."""
-    scalar_types = (bool, int, float)
+    scalar_types = (bool, int, float, complex)
     if inplace:
         def method(self, other):
             if other.__class__ is ndarray or type(other) in scalar_types or _operand_ok(other):

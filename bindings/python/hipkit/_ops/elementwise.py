@@ -17,7 +17,7 @@ from ..array import (_HK_DTYPE, _check_device, _copy_into, _desc, _dtype, _host_
                      arange, ndarray)
 from ..device import _size, _stream_handle
 from ..errors import check
-from ._base import (_BOOL, _FLOAT16, _FLOAT64, _INT8, _array_arg, _operand, _operator, _python_path,
+from ._base import (_BOOL, _FLOAT16, _FLOAT32, _FLOAT64, _INT8, _array_arg, _operand, _operator, _python_path,
                     _same_view)
 
 
@@ -45,8 +45,8 @@ class _OpRow:
 
 _OPS = _op_table()
 
-# The float dtype NumPy's math functions use for bool and 1-byte integer inputs (wider integers: float64).
-_MATH_FLOAT = {"b": _FLOAT16, "i1": _FLOAT16, "u1": _FLOAT16}
+# The float dtype NumPy's math functions use for bool and 1- and 2-byte integer inputs (wider integers: float64).
+_MATH_FLOAT = {"b": _FLOAT16, "i1": _FLOAT16, "u1": _FLOAT16, "i2": _FLOAT32, "u2": _FLOAT32}
 
 _ROUND_DTYPE = {}  # (name, dtype) -> the result dtype NumPy gives (NumPy 2.x keeps integers integral)
 
@@ -64,7 +64,7 @@ def _round_dtype(name, dtype):
 
 
 def _math_float(t):
-    return t if t.kind == "f" else _MATH_FLOAT.get(t.kind if t.kind == "b" else t.str[1:], _FLOAT64)
+    return t if t.kind in "fc" else _MATH_FLOAT.get(t.kind if t.kind == "b" else t.str[1:], _FLOAT64)
 
 
 def _no_loop(name):
@@ -77,6 +77,8 @@ def _loop_dtypes(row, operands):
     must fit the dtype it is cast to, the loop's, as in NumPy 2 (OverflowError otherwise): int8 + 300
     raises, but int8 / 300 divides in float64 and arctan2(int8, 300) works in float16, as NumPy's do."""
     loop, result = _loop_rule(row, operands)
+    if not row.dtypes >> _HK_DTYPE[loop] & 1:  # the table's dtypes: complex numbers have no order, ...
+        raise _no_loop(row.name)
     _dtypes.check_python_ints(loop, operands[1:] if row.rule == lib.HK_RULE_WHERE else operands)
     return loop, result
 
@@ -122,8 +124,12 @@ def _loop_rule(row, operands):
     if rule == lib.HK_RULE_FLOAT_TO_BOOL:
         return _math_float(t), _BOOL
     if rule == lib.HK_RULE_ROUND:
+        if t.kind == "c":
+            raise _no_loop(name)
         r = _round_dtype(name, t)
         return r, r
+    if rule == lib.HK_RULE_REAL_PART:
+        return t, _dtypes.real_dtype(t)
     raise AssertionError(rule)
 
 
@@ -142,7 +148,7 @@ def _exact_comparison(row, operands):
     compare = _COMPARE.get(row.name)
     if compare is None:
         return None
-    strong = [x for x in operands if type(x) not in (bool, int, float)]
+    strong = [x for x in operands if type(x) not in (bool, int, float, complex)]
     if not strong or not builtins.all(x.dtype.kind in "iu" for x in strong):
         return None
     loop = _dtypes.promote(*operands)
@@ -303,12 +309,16 @@ def positive(x, /, out=None, *, stream=None):
     return out
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, stream=None, min=None, max=None):
-    """NumPy's clip: minimum(maximum(a, a_min), a_max); either bound may be None."""
-    a_min = min if a_min is None else a_min
-    a_max = max if a_max is None else a_max
+def clip(x, /, min=None, max=None, out=None, *, stream=None, a_min=None, a_max=None):
+    """minimum(maximum(x, min), max), the array API's signature (NumPy's a_min= and a_max= are accepted as
+    keywords); either bound may be None, both None give a copy of x."""
+    if a_min is not None or a_max is not None:
+        if min is not None or max is not None:
+            raise TypeError("clip: give min/max or NumPy's a_min/a_max, not both")
+        min, max = a_min, a_max
+    a, a_min, a_max = x, min, max
     if a_min is None and a_max is None:
-        raise ValueError("One of max or min must be given")
+        return positive(_array_arg("clip", a), out=out, stream=stream)
     if a_min is None:
         return _ufunc("minimum", a, a_max, out=out, stream=stream)
     if a_max is None:
@@ -323,6 +333,14 @@ def round(a, decimals=0, out=None, *, stream=None):
     """NumPy's round: halves to even; decimals != 0 scales by 10**decimals
     first, as NumPy does (integers with decimals >= 0 are returned as they are)."""
     a = _array_arg("round", a)
+    if a.dtype.kind == "c":  # the parts rounded apart (NumPy's and the array API's rule)
+        target = out if out is not None and out.dtype == a.dtype else ndarray._empty(a.shape, a.dtype)
+        round(a.real, decimals, out=target.real, stream=stream)
+        round(a.imag, decimals, out=target.imag, stream=stream)
+        if out is not None and target is not out:
+            _copy_into(out, target, stream)
+            return out
+        return target
     if a.dtype.kind in "biu":
         if decimals >= 0:
             return a.copy(stream=stream) if out is None else positive(a, out=out, stream=stream)

@@ -11,6 +11,10 @@ converted to x's dtype (Python scalars as NEP 50 says: an int out of x's range r
 and broadcast to the indexing result's shape. Indices out of range raise IndexError, and then
 nothing is written. Duplicate indices: which value lands is unspecified, as in NumPy.
 
+Reading, x[key], takes the same keys: one array index is one hk_take along its axis; several (the array
+API 2024.12's integer array indexing) are combined into C-order positions of the sliced view, as below,
+and gathered flat.
+
 One integer array index becomes one hk_put along its axis (the RAISE check waits for the GPU); several
 are bounds-checked (with reductions, which wait for the GPU), combined into C-order positions of the
 sliced view and put flat. A full-shape mask with a scalar or one-element value is a `where` (no wait).
@@ -19,6 +23,7 @@ Installs ndarray's take, put and nonzero methods and the advanced paths of its i
 _advanced_set, which ndarray's _getitem_slow and __setitem__ call).
 """
 import builtins
+import math
 import re
 
 import numpy as np
@@ -186,8 +191,7 @@ def _advanced_get(x, key):
         return take(rows, _flat_nonzero(mask), axis=0, mode="clip")
     split = _split_key(key)
     if split is None:
-        raise NotImplementedError("hipkit indexing takes at most one integer or boolean array index (combined "
-                                  "with slices and integers after it); index step by step instead")
+        return _advanced_get_general(x, key)
     basic, axis, index = split
     view = x[basic]
     if isinstance(index, (ndarray, np.ndarray)) and np.dtype(index.dtype) == _BOOL or \
@@ -372,11 +376,36 @@ def advanced_set(x, key, value):
             where(items[0], one.reshape(()), x, out=x)
             return
         value = one
+    view, entries, arrays, index_shape, result, tags = _index_plan(x, key)
+    values = _broadcast_value(_value_array(value, x.dtype), result)
+    if "new" in tags:  # drop the None axes (extent 1): the result in the view's axes
+        values = values[tuple(0 if t == "new" else slice(None) for t in tags)]
+        tags = [t for t in tags if t != "new"]
+    if values.size == 0:
+        for e in arrays:  # NumPy still checks the indices
+            if not e[3]:
+                _check_bounds(e[1], x.shape[e[2]], e[2])
+        return
+    if len(arrays) == 1:
+        e = arrays[0]
+        put_raw(view, values, e[1], e[2], lib.HK_TAKE_WRAP if e[3] else lib.HK_TAKE_RAISE)  # checked: no wait
+        return
+    flat = _flat_positions(view, entries, arrays, index_shape, tags)
+    if flat.shape != values.shape:  # the terms did not cover every dimension (extents of 1)
+        flat = flat._broadcast_to(values.shape)
+    put_raw(view, values, flat, lib.HK_PUT_FLAT, lib.HK_TAKE_WRAP)
+
+
+def _index_plan(x, key):
+    """What a key with integer or boolean arrays selects (NumPy's advanced indexing, every combination):
+    (view: x with every slice applied and the array axes whole, the parsed entries, the array entries,
+    the broadcast shape of the index arrays, the indexing result's shape (None axes included) and a tag
+    per result dimension: "index", "slice" or "new")."""
     entries = _parse(x, key)
     # The basic part: every slice applied, array axes kept whole.
     view = x[tuple(e[1] if e[0] == "slice" else slice(None) for e in entries if e[0] != "new")]
     if not builtins.any(e[0] == "array" for e in entries):  # only ints and slices: basic after all
-        raise AssertionError("advanced_set called with a basic key")
+        raise AssertionError("advanced indexing called with a basic key")
     # Integers among array indices are 0-d array indices (NumPy's rule): checked here.
     for k, e in enumerate(entries):
         if e[0] == "int":
@@ -406,21 +435,13 @@ def advanced_set(x, key, value):
     if not adjacent:
         result[0:0] = index_shape
         tags[0:0] = ["index"] * len(index_shape)
-    values = _broadcast_value(_value_array(value, x.dtype), result)
-    if "new" in tags:  # drop the None axes (extent 1): the result in the view's axes
-        values = values[tuple(0 if t == "new" else slice(None) for t in tags)]
-        tags = [t for t in tags if t != "new"]
-    if values.size == 0:
-        for e in arrays:  # NumPy still checks the indices
-            if not e[3]:
-                _check_bounds(e[1], x.shape[e[2]], e[2])
-        return
-    if len(arrays) == 1:
-        e = arrays[0]
-        put_raw(view, values, e[1], e[2], lib.HK_TAKE_WRAP if e[3] else lib.HK_TAKE_RAISE)  # checked: no wait
-        return
-    # Several array indices: checked, normalised, and combined into C-order positions of the view:
-    # the index dimensions' positions plus, along each slice dimension, that axis's positions.
+    return view, entries, arrays, index_shape, result, tags
+
+
+def _flat_positions(view, entries, arrays, index_shape, tags):
+    """The C-order positions in `view` of the elements several array indices select, one per result
+    dimension (tags without "new"): the indices checked, normalised and combined, plus, along each slice
+    dimension, that axis's positions."""
     steps = _layout.contiguous_strides(view.shape)
     flat = None
     for e in arrays:
@@ -438,9 +459,27 @@ def advanced_set(x, key, value):
         shape = [1] * len(tags)
         shape[d] = view.shape[axis]
         flat = add(flat, multiply(_arange(view.shape[axis]), steps[axis]).reshape(tuple(shape)))
-    if flat.shape != values.shape:  # the terms did not cover every dimension (extents of 1)
-        flat = flat._broadcast_to(values.shape)
-    put_raw(view, values, flat, lib.HK_PUT_FLAT, lib.HK_TAKE_WRAP)
+    return flat
+
+
+def _advanced_get_general(x, key):
+    """x[key] for any mix of integer and boolean arrays, ints, slices, ... and None (NumPy's and the array
+    API 2024.12's rules: the index arrays broadcast; their dimensions replace theirs when they are adjacent,
+    else come first): a gather from a C-contiguous copy of the sliced view at the combined positions."""
+    view, entries, arrays, index_shape, result, tags = _index_plan(x, key)
+    kept = [t for t in tags if t != "new"]
+    shape = tuple(n for n, t in zip(result, tags) if t != "new")
+    if math.prod(shape) == 0:
+        for e in arrays:  # NumPy still checks the indices
+            if not e[3]:
+                _check_bounds(e[1], x.shape[e[2]], e[2])
+        return ndarray._empty(tuple(result), x.dtype)
+    flat = _flat_positions(view, entries, arrays, index_shape, kept)
+    if flat.shape != shape:
+        flat = flat._broadcast_to(shape)
+    source = view if view._contiguous else view.copy()
+    return take(source.reshape(-1), flat.copy() if not flat._contiguous else flat, axis=0,
+                mode="clip").reshape(tuple(result))
 
 
 def _arange(n):

@@ -13,11 +13,32 @@ from ..array import _check_device, _copy_into, _desc, _on_data, _overlaps, ndarr
 from ..device import _stream_handle
 from ..errors import check
 from ._base import _FLOAT16, _FLOAT32, _FLOAT64, _array_arg, _operand, _operator, _python_path
-from .elementwise import multiply
+from .elementwise import add, multiply, subtract
 
 
 def _matmul_compute_dtype(dtype):
+    if dtype.kind == "c":
+        return dtype
     return _FLOAT32 if dtype in (_FLOAT16, _FLOAT32) else _FLOAT64
+
+
+def _complex_matmul(a, b, full, engine, stream):
+    """a @ b for complex a and b of one dtype, from the real products of their parts (views of their
+    memory): (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br), four real matmuls of the
+    vendor BLAS or the own kernel, combined into the result's parts."""
+    real = a.real.dtype
+    handle = _stream_handle(stream)
+
+    def product(x, y):
+        t = ndarray._empty(full, real)
+        check(lib.hk_matmul(_desc(x), _desc(y), _desc(t), engine, handle))
+        return t
+
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    target = ndarray._empty(full, a.dtype)
+    subtract(product(ar, br), product(ai, bi), out=target.real, stream=stream)
+    add(product(ar, bi), product(ai, br), out=target.imag, stream=stream)
+    return target
 
 
 _ENGINES = {"auto": lib.HK_MATMUL_AUTO, "own": lib.HK_MATMUL_OWN, "vendor": lib.HK_MATMUL_VENDOR}
@@ -27,13 +48,14 @@ _ENGINES = {"auto": lib.HK_MATMUL_AUTO, "own": lib.HK_MATMUL_OWN, "vendor": lib.
 def matmul(x1, x2, /, out=None, *, engine="auto", stream=None):
     """NumPy's matmul (the @ operator): batched over leading dimensions with
     broadcasting. float32 and float64 on the GPU (float32 in full float32
-    precision, no TF32); float16 computes in float32; integer and bool
+    precision, no TF32), complex64 and complex128 as four real products of
+    their parts; float16 computes in float32; integer and bool
     inputs compute in float64 and are converted back (exact while every sum
     stays below 2**53). engine: "auto" (the vendor BLAS when present), "own"
     (hipkit's kernel) or "vendor"."""
     for i, x in enumerate((x1, x2)):
         if not isinstance(x, ndarray) or x.ndim == 0:
-            if isinstance(x, ndarray) or type(x) in (bool, int, float) or isinstance(x, np.generic):
+            if isinstance(x, ndarray) or type(x) in (bool, int, float, complex) or isinstance(x, np.generic):
                 raise ValueError(f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc "
                                  f"core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
             _operand("matmul", x)
@@ -55,9 +77,12 @@ def matmul(x1, x2, /, out=None, *, engine="auto", stream=None):
     _check_device("matmul", a, b, *([out] if out is not None else []))
     a = a if a.dtype == compute else a.astype(compute, stream=stream)
     b = b if b.dtype == compute else b.astype(compute, stream=stream)
-    direct = out is not None and out.dtype == compute and not _overlaps(out, a) and not _overlaps(out, b)
-    target = out.reshape(full) if direct and out._contiguous else ndarray._empty(full, compute)
-    check(lib.hk_matmul(_desc(a), _desc(b), _desc(target), _ENGINES[engine], _stream_handle(stream)))
+    if compute.kind == "c":
+        target = _complex_matmul(a, b, full, _ENGINES[engine], stream)
+    else:
+        direct = out is not None and out.dtype == compute and not _overlaps(out, a) and not _overlaps(out, b)
+        target = out.reshape(full) if direct and out._contiguous else ndarray._empty(full, compute)
+        check(lib.hk_matmul(_desc(a), _desc(b), _desc(target), _ENGINES[engine], _stream_handle(stream)))
     result = target.reshape(shape)
     if out is not None:
         if result._data != out._data:

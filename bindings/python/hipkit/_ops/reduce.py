@@ -46,6 +46,8 @@ def _reduce_dtype(name, dtype):
         return _INT64
     if name in ("any", "all"):
         return _BOOL
+    if dtype.kind == "c":  # mean: complex; var, std: their real dtype (which the library refuses: no order)
+        return dtype if name == "mean" else _dtypes.real_dtype(dtype)
     return dtype if dtype.kind == "f" else _FLOAT64  # mean, var, std
 
 
@@ -75,6 +77,8 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, st
         wanted = dt if name in ("sum", "prod") else None
     if name in ("argmin", "argmax") and isinstance(axis, (tuple, list)):
         raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+    if name in ("any", "all") and x.dtype.kind == "c":
+        x = not_equal(x, 0, stream=stream)  # a complex number is true when either part is non-zero
     if x.ndim == 0 and axis is not None and not isinstance(axis, (tuple, list)):
         axis = _zero_d_axis(name, axis)
     axes, mask = _axes(axis, x.ndim)

@@ -41,7 +41,13 @@ def _scan(name, op, a, axis, dtype, out, stream):
         _check_device(name, a)
     target = out if out is not None and out.dtype == result_dtype and (
         not _overlaps(out, a) or _same_view(out, a)) else ndarray._empty(a.shape, result_dtype)
-    check(lib.hk_scan(op, _desc(a), axis, _desc(target), _stream_handle(stream)))
+    if a.dtype.kind == "c" and op == lib.HK_SCAN_CUMSUM:
+        # Complex addition adds the parts: the cumsums of the real and imaginary parts, in place in
+        # target's parts (views of its memory, every other float).
+        for imag in (False, True):
+            check(lib.hk_scan(op, _desc(a._part(imag)), axis, _desc(target._part(imag)), _stream_handle(stream)))
+    else:
+        check(lib.hk_scan(op, _desc(a), axis, _desc(target), _stream_handle(stream)))
     if out is not None and target is not out:
         _copy_into(out, target, stream)
         return out
@@ -60,7 +66,8 @@ def cumprod(a, axis=None, dtype=None, out=None, *, stream=None):
     return _scan("cumprod", lib.HK_SCAN_CUMPROD, a, axis, dtype, out, stream)
 
 
-_SCAN_RESULT = bytes(_HK_DTYPE[_dtypes.sum_accumulator_type(d)] for d in _dtypes.SUPPORTED)
+# The result dtype per input dtype for the C path (255: complex, which the Python path scans by parts).
+_SCAN_RESULT = bytes(255 if d.kind == "c" else _HK_DTYPE[_dtypes.sum_accumulator_type(d)] for d in _dtypes.SUPPORTED)
 cumsum = functools.update_wrapper(_native.scan(lib.HK_SCAN_CUMSUM, _SCAN_RESULT, cumsum), cumsum)  # native/scan.c
 cumprod = functools.update_wrapper(_native.scan(lib.HK_SCAN_CUMPROD, _SCAN_RESULT, cumprod), cumprod)
 
