@@ -207,4 +207,5 @@ def test_floor_divide_of_infinity_is_infinity():
     x = hipkit.asarray(np.array([np.inf, -np.inf, np.inf, -np.inf, np.inf, 1.0, -1.0]))
     y = hipkit.asarray(np.array([2.0, 2.0, -3.0, -3.0, np.inf, np.inf, np.inf]))
     got = hipkit.floor_divide(x, y).get()
-    np.testing.assert_array_equal(got, [np.inf, -np.inf, -np.inf, np.inf, np.nan, 0.0, -1.0])
+    np.testing.assert_array_equal(got, [np.inf, -np.inf, -np.inf, np.inf, np.nan, 0.0, -0.0])
+    assert np.signbit(got[-1])  # -1.0 // inf is -0.0 (the array API 2024.12's; NumPy 2.4 gives -1.0)
