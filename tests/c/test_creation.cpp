@@ -437,7 +437,7 @@ TEST(CreationArguments, OutOfRangeDtypeIsInvalidArgument)
     Scratch s;
     ASSERT_HK_OK(s.init(4096));
     const double v = 1;
-    for (int dtype : {-1, 10, 42}) {
+    for (int dtype : {-1, HK_DTYPE_COUNT, 42}) {
         SCOPED_TRACE("dtype value " + std::to_string(dtype));
         hk_array out = view(s.at(), HK_FLOAT32, {16});
         std::memcpy(&out.dtype, &dtype, sizeof dtype); // not a hk_dtype (C++ may not hold it in the enum)

@@ -299,7 +299,10 @@ template <typename T> T ref_value(hk_op op, T a, T b, T c)
         case HK_OP_FLOOR:
         case HK_OP_CEIL:
         case HK_OP_RINT:
-        case HK_OP_TRUNC: return a;
+        case HK_OP_TRUNC:
+        case HK_OP_CONJ:
+        case HK_OP_REAL: return a;
+        case HK_OP_IMAG: return false;
         default: break;
         }
     } else if constexpr (is_fp<T>) {
@@ -314,7 +317,10 @@ template <typename T> T ref_value(hk_op op, T a, T b, T c)
         case HK_OP_SUBTRACT: return static_cast<T>(x - y);
         case HK_OP_MULTIPLY: return static_cast<T>(x * y);
         case HK_OP_DIVIDE: return static_cast<T>(x / y);
-        case HK_OP_FLOOR_DIVIDE: // +-inf // finite non-zero: +-inf (the array API; Python and NumPy 2.4: NaN)
+        case HK_OP_FLOOR_DIVIDE: // +-inf // finite non-zero: +-inf, finite // +-inf: the signed zero x / y (the
+                                 // array API; Python and NumPy 2.4: NaN, and -1.0 for -1.0 // inf)
+            if (std::isfinite(x) && std::isinf(y))
+                return static_cast<T>(x / y);
             if (std::isinf(x) && std::isfinite(y) && y != C(0))
                 return static_cast<T>(x / y);
             return static_cast<T>(py_floordiv(x, y, &mod));
@@ -364,6 +370,14 @@ template <typename T> T ref_value(hk_op op, T a, T b, T c)
         case HK_OP_SIGN: return static_cast<T>(std::isnan(x) ? x : x > C(0) ? C(1) : x < C(0) ? C(-1) : C(0));
         case HK_OP_RECIPROCAL: return static_cast<T>(C(1) / x);
         case HK_OP_SQUARE: return static_cast<T>(x * x);
+        case HK_OP_CONJ:
+        case HK_OP_REAL: return a;
+        case HK_OP_IMAG: return T(0);
+        case HK_OP_NEXTAFTER: // float32 and float64 only: the table's
+            if constexpr (std::is_same_v<T, _Float16>)
+                break;
+            else
+                return std::nextafter(a, b);
         default: break;
         }
     } else {
@@ -411,6 +425,9 @@ template <typename T> T ref_value(hk_op op, T a, T b, T c)
         case HK_OP_SIGN: return static_cast<T>(sx > 0 ? 1 : sx < 0 ? -1 : 0);
         case HK_OP_RECIPROCAL: return sx == 0 ? T(0) : static_cast<T>(1 / sx); // truncated; 1 / 0 gives 0
         case HK_OP_SQUARE: return wrap<T>(x * x);
+        case HK_OP_CONJ:
+        case HK_OP_REAL: return a;
+        case HK_OP_IMAG: return T(0);
         case HK_OP_FMOD: return sy == 0 ? T(0) : static_cast<T>(sx % sy); // the dividend's sign
         case HK_OP_LEFT_SHIFT:
         case HK_OP_RIGHT_SHIFT: {
@@ -1305,8 +1322,8 @@ TEST_F(ElementwiseArgs, RefusesBadHostScalars)
     hk_array in[2] = {f32(0, {4}), host_scalar(nullptr, HK_FLOAT32)};
     hk_array out = f32(4096, {4});
     EXPECT_EW_FAILS(HK_ERROR_INVALID_ARGUMENT, "data is NULL", hk_elementwise(HK_OP_ADD, in, 2, &out, nullptr));
-    in[1] = host_scalar(&two, static_cast<hk_dtype>(10));
-    EXPECT_EW_FAILS(HK_ERROR_INVALID_ARGUMENT, "inputs[1].dtype 10", hk_elementwise(HK_OP_ADD, in, 2, &out, nullptr));
+    in[1] = host_scalar(&two, static_cast<hk_dtype>(HK_DTYPE_COUNT));
+    EXPECT_EW_FAILS(HK_ERROR_INVALID_ARGUMENT, "inputs[1].dtype 14", hk_elementwise(HK_OP_ADD, in, 2, &out, nullptr));
     in[1] = host_scalar(&two, HK_FLOAT64);
     EXPECT_EW_FAILS(HK_ERROR_INVALID_ARGUMENT, "one dtype", hk_elementwise(HK_OP_ADD, in, 2, &out, nullptr));
 }
@@ -1359,8 +1376,9 @@ TEST_F(ElementwiseArgs, UnsupportedCombinationsNameTheOpAndTheDtype)
         }
     }
     // subtract, negative, floor_divide, remainder, power, sign, reciprocal, square, fmod on bool; divide and
-    // 25 functions on 7 non-floats; 4 bitwise ops on 3 floats; the 2 shifts on bool and 3 floats
-    EXPECT_EQ(refused, 9 + 26 * 7 + 4 * 3 + 2 * 4);
+    // 25 functions on 9 non-floats; nextafter on them and float16; 4 bitwise ops on 3 floats; the 2 shifts on
+    // bool and 3 floats (the real dtypes: complex numbers are test_new_dtypes.cpp's)
+    EXPECT_EQ(refused, 9 + 26 * 9 + 10 + 4 * 3 + 2 * 4);
 }
 
 TEST_F(ElementwiseArgs, RefusesShapesThatDoNotBroadcast)

@@ -481,7 +481,7 @@ TEST(RandomArguments, DtypeOutsideTheEnumerationIsInvalidArgument)
     Scratch s;
     ASSERT_HK_OK(s.init(4096));
     // 10 and 15 lie inside the enumeration's range of values (4 bits), so C++ may hold them.
-    for (int value : {10, 15}) {
+    for (int value : {HK_DTYPE_COUNT, 15 + HK_DTYPE_COUNT}) {
         SCOPED_TRACE("dtype value " + std::to_string(value));
         const auto dtype = static_cast<hk_dtype>(value);
         EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_random_uniform",

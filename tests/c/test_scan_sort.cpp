@@ -232,7 +232,7 @@ TEST(Scan, RefusesBadArguments)
     EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "out must not be NULL"));
 
     hk_array bad = in;
-    bad.dtype = static_cast<hk_dtype>(10);
+    bad.dtype = static_cast<hk_dtype>(HK_DTYPE_COUNT);
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, fn, hk_scan(HK_SCAN_CUMSUM, &bad, 0, &out, nullptr));
     EXPECT_TRUE(hktest::contains_ignoring_case(hk_last_error(), "not a hk_dtype"));
     bad = in;

@@ -178,7 +178,7 @@ TEST(DtypeName, NamesEveryDtype)
 
 TEST(DtypeName, OutOfRangeIsInvalid)
 {
-    for (int value : {-1, 10, 1000}) {
+    for (int value : {-1, HK_DTYPE_COUNT, 1000}) {
         const char *name = hktest_dtype_name(value);
         ASSERT_NE(name, nullptr);
         EXPECT_STREQ(name, "invalid") << "dtype value " << value;
@@ -190,8 +190,9 @@ TEST(DtypeSize, GivesBytesPerElement)
     const struct {
         hk_dtype dtype;
         size_t bytes;
-    } expected[] = {{HK_BOOL, 1},  {HK_INT8, 1},   {HK_UINT8, 1},   {HK_INT32, 4},   {HK_UINT32, 4},
-                    {HK_INT64, 8}, {HK_UINT64, 8}, {HK_FLOAT16, 2}, {HK_FLOAT32, 4}, {HK_FLOAT64, 8}};
+    } expected[] = {{HK_BOOL, 1},  {HK_INT8, 1},   {HK_UINT8, 1},     {HK_INT32, 4},      {HK_UINT32, 4},
+                    {HK_INT64, 8}, {HK_UINT64, 8}, {HK_FLOAT16, 2},   {HK_FLOAT32, 4},    {HK_FLOAT64, 8},
+                    {HK_INT16, 2}, {HK_UINT16, 2}, {HK_COMPLEX64, 8}, {HK_COMPLEX128, 16}};
     for (const auto &e : expected) {
         size_t bytes = 0;
         ASSERT_HK_OK(hk_dtype_size(e.dtype, &bytes));
@@ -203,7 +204,7 @@ TEST(DtypeSize, RefusesOutOfRangeDtype)
 {
     size_t bytes = 0;
     EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hktest_dtype_size(-1, &bytes));
-    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hktest_dtype_size(10, &bytes));
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_dtype_size", hktest_dtype_size(HK_DTYPE_COUNT, &bytes));
 }
 
 TEST(DtypeSize, RefusesNullOutPointer)

@@ -51,9 +51,9 @@ TEST(ViewCheck, UnknownDtype)
     EXPECT_EQ(hk_sort(&in, &keys, nullptr, nullptr), HK_ERROR_INVALID_ARGUMENT);
     EXPECT_STREQ(hk_last_error(), "hk_sort: keys_out.dtype -1 is not a hk_dtype");
     hk_array out = view(fake + 128, HK_FLOAT32, {4});
-    in.dtype = static_cast<hk_dtype>(10);
+    in.dtype = static_cast<hk_dtype>(HK_DTYPE_COUNT);
     EXPECT_EQ(hk_scan(HK_SCAN_CUMSUM, &in, 0, &out, nullptr), HK_ERROR_INVALID_ARGUMENT);
-    EXPECT_STREQ(hk_last_error(), "hk_scan: in.dtype 10 is not a hk_dtype");
+    EXPECT_STREQ(hk_last_error(), "hk_scan: in.dtype 14 is not a hk_dtype");
 }
 
 TEST(ViewCheck, ElementCountsBeyondSizeT)

@@ -562,7 +562,9 @@ def test_scans_are_done_in_c(rng, name, dtype):
         with in_c():
             got = compute()
         assert got.shape == want.shape and got.dtype == want.dtype
-        np.testing.assert_allclose(got.get(), want, rtol=1e-5)
+        # a float sum near 0 carries the rounding of its terms (the GPU adds in another order than NumPy)
+        atol = 1e-6 * float(np.abs(a).sum()) if np.dtype(dtype).kind == "f" and name == "cumsum" else 0
+        np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=atol)
 
 
 def test_scans_hand_the_rare_calls_to_python_and_give_the_same(rng):

@@ -583,7 +583,7 @@ UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "
 
 def _unique(name, x, want_order):
     """(values, indices, inverse_indices, counts) of x's distinct elements, sorted (NaN last, each NaN
-    distinct, as the standard asks), computed on the device: a stable sort of the flattened array, the
+    distinct, as the standard asks; complex numbers by real part, then imaginary part), computed on the device: a stable sort of the flattened array, the
     positions where a new value starts (their count read back), and from them the rest; indices and
     inverse_indices (only when want_order) need the sorting permutation."""
     _array(name, x)
@@ -592,7 +592,13 @@ def _unique(name, x, want_order):
     if n == 0:
         none = empty((0,), _INT64)
         return flat.copy(), none, empty(x.shape, _INT64), none
-    if want_order:
+    if x.dtype.kind == "c":
+        # complex numbers: in the lexicographic order of (real, imaginary), from two stable sorts (the
+        # imaginary parts, then the real parts of that order); equal values still end up side by side
+        by_imag = argsort(flat.imag)
+        order = take(by_imag, argsort(take(flat.real, by_imag, mode="clip")), mode="clip")
+        ordered = take(flat, order, mode="clip")
+    elif want_order:
         order = argsort(flat)
         ordered = take(flat, order, mode="clip")
     else:

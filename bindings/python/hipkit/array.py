@@ -13,6 +13,7 @@ Work passed a `stream=` runs asynchronously there: keep its arrays alive until
 that stream has finished with them (freed memory is reused in default-stream order).
 """
 import atexit
+import builtins
 import functools
 import math
 import operator
@@ -752,6 +753,11 @@ def arange(start, stop=None, step=1, dtype=None, stream=None, *, device=None):
 _readers = types.SimpleNamespace(HOST_DEVICE_TYPES=(), from_dlpack=None, from_cuda_array_interface=None)
 
 
+def _holds_device_arrays(seq):
+    return builtins.any(isinstance(e, ndarray) or isinstance(e, (list, tuple)) and _holds_device_arrays(e)
+                        for e in seq)
+
+
 def asarray(obj, dtype=None, *, device=None, copy=None):
     """A hipkit.ndarray holding `obj` (a hipkit.ndarray of the asked dtype on the asked device is
     returned as it is; None: the current device for host data, the array's own for a hipkit array
@@ -790,6 +796,12 @@ def asarray(obj, dtype=None, *, device=None, copy=None):
         if dtype is not None and _dtype(dtype) != obj.dtype:
             return obj.astype(dtype)
         return obj
+    if isinstance(obj, (list, tuple)) and obj and _holds_device_arrays(obj):
+        # a nested sequence with hipkit arrays in it (x[i, j] scalars, rows): stacked on the device, in one
+        # dtype (NumPy's promotion of the elements, or dtype=)
+        parts = [asarray(e, dtype) for e in obj]
+        common = _dtypes.result_type(*parts) if dtype is None else _dtype(dtype)
+        return stack([p if p.dtype == common else p.astype(common) for p in parts])
     if not isinstance(obj, np.ndarray):
         # DLPack first: it says which device the data is on
         if hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) not in _readers.HOST_DEVICE_TYPES:

@@ -176,6 +176,10 @@ def _advanced_get(x, key):
     flag = _zero_d_bool(key)
     if flag is not None:
         return x[None].copy() if flag else ndarray._empty((0,) + x.shape, x.dtype)
+    if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and 0 in key.shape and \
+            key.ndim <= x.ndim and builtins.all(k in (n, 0) for k, n in zip(key.shape, x.shape)):
+        # an empty mask selects nothing: the array API lets each of its extents be x's or 0
+        return ndarray._empty((0,) + x.shape[key.ndim:], x.dtype)
     if isinstance(key, (ndarray, np.ndarray)) and np.dtype(key.dtype) == _BOOL and key.shape == x.shape \
             and x.ndim:
         mask = key if isinstance(key, ndarray) else asarray(key)
