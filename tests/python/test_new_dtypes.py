@@ -301,6 +301,20 @@ def test_cumsum(rng, dtype, axis):
                                rtol=1e-4 if dtype == "complex64" else 1e-11)
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("shape, axis", [((97,), 0), ((13, 29), 1), ((29, 13), 0), ((1,), 0), ((0, 4), 1)])
+def test_complex_cumprod(rng, dtype, shape, axis):
+    # moduli near 1, so that the products stay in range
+    z = (rng.uniform(0.7, 1.3, shape) * np.exp(1j * rng.uniform(-3, 3, shape))).astype(dtype)
+    x = hipkit.asarray(z)
+    tol = 1e-4 if dtype == "complex64" else 1e-12
+    for got, want in ((hipkit.cumprod(x, axis=axis), np.cumprod(z, axis=axis)),
+                      (hipkit.cumprod(x[::-1], axis=axis), np.cumprod(z[::-1], axis=axis))):
+        got = got.get()
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("dtype", ("int16", "uint16"))
 @pytest.mark.parametrize("n", (0, 1, 97, 5000))
 def test_int16_sort(rng, dtype, n):

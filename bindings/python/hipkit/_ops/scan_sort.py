@@ -15,7 +15,7 @@ from ..array import (_HK_DTYPE, _check_device, _copy_into, _desc, _dtype, _insta
 from ..device import _stream_handle
 from ..errors import check
 from ._base import _INT64, _NULL, _array_arg, _same_view
-from .elementwise import subtract
+from .elementwise import multiply, subtract
 
 
 # ---------------------------------------------------------------- scans
@@ -46,6 +46,8 @@ def _scan(name, op, a, axis, dtype, out, stream):
         # target's parts (views of its memory, every other float).
         for imag in (False, True):
             check(lib.hk_scan(op, _desc(a._part(imag)), axis, _desc(target._part(imag)), _stream_handle(stream)))
+    elif a.dtype.kind == "c":
+        _complex_cumprod(a, axis, target, stream)
     else:
         check(lib.hk_scan(op, _desc(a), axis, _desc(target), _stream_handle(stream)))
     if out is not None and target is not out:
@@ -55,6 +57,19 @@ def _scan(name, op, a, axis, dtype, out, stream):
         # accumulated in int64/uint64 and converted: the same values modulo 2**bits as NumPy's scan in dtype
         return target.astype(wanted, stream=stream)
     return target
+
+
+def _complex_cumprod(a, axis, target, stream):
+    """target = cumprod(a) along axis for complex a (the library's scans do not multiply complex numbers):
+    Hillis and Steele's scan, ceil(log2(n)) rounds of complex multiplies over shifted views of target (a
+    tree of products, as a parallel scan rounds them), n log n multiplies in all."""
+    _copy_into(target, a, stream)
+    rows = target.swapaxes(axis, -1)
+    n, step = rows.shape[-1], 1
+    while step < n:
+        earlier = rows[..., :n - step].copy(stream=stream)
+        multiply(rows[..., step:], earlier, out=rows[..., step:], stream=stream)
+        step *= 2
 
 
 def cumsum(a, axis=None, dtype=None, out=None, *, stream=None):
