@@ -21,6 +21,10 @@ if [ ! -d "$suite/array_api_tests" ]; then
   echo "run.sh: no array-api-tests checkout at $suite (set ARRAY_API_TESTS_DIR; see this file's header)" >&2
   exit 2
 fi
+# PYTHONPATH's relative entries (build/nv/python) name folders from here: made absolute before the cd.
+abs=""; IFS_=$IFS; IFS=:
+for p in ${PYTHONPATH:-}; do [ -n "$p" ] && abs="${abs:+$abs:}$(cd "$p" 2>/dev/null && pwd || echo "$p")"; done
+IFS=$IFS_; export PYTHONPATH="$abs"
 cd "$suite"
 ARRAY_API_TESTS_MODULE=hipkit ARRAY_API_TESTS_VERSION=$version exec python3 -m pytest -p no:cacheprovider --rootdir . \
   --max-examples "${MAX_EXAMPLES:-200}" --disable-deadline --disable-extension linalg fft \
