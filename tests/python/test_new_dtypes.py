@@ -118,10 +118,11 @@ def test_complex_arithmetic(rng, dtype, name, n):
         want = ARITH[name](a, b)
     got = getattr(hipkit, name)(hipkit.asarray(a), hipkit.asarray(b)).get()
     # Where an infinity meets a NaN or a zero, C99's Annex G (which hipkit follows, as the array API
-    # recommends) recovers infinite results that NumPy's loops leave as NaN: both are non-finite.
+    # recommends) recovers results that NumPy's loops leave as NaN: an infinity, or 0 for finite / infinite.
     finite = np.isfinite(want)
     _close(got[finite], want[finite], 1e-5 if dtype == "complex64" else 1e-12)
-    assert not np.isfinite(got[~finite]).any()
+    recovered = got[~finite][np.isfinite(got[~finite])]
+    assert name == "divide" and (recovered == 0).all() or recovered.size == 0, recovered
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
