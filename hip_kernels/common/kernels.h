@@ -14,6 +14,11 @@
 extern "C" {
 #endif
 
+/* The dimensions a kernel layout holds (every hkk_* struct's shape/stride arrays). hk_array holds up to
+ * HK_MAX_DIMS (32); the ops layer (src/ops/) merges what it can (src/core/layout.h) and splits a layout
+ * still deeper than this into several launches, or works through contiguous scratch copies. */
+#define HKK_MAX_DIMS 8
+
 /* The kernels' benchmark knobs, read once from the environment by src/core/settings.c (which lists
  * them); the kernels read them here, never the environment. */
 typedef struct hkk_tuning {
@@ -38,9 +43,9 @@ typedef struct hkk_launch {
  * broadcast (0) to dst's shape. */
 typedef struct hkk_layout {
     int ndim;
-    int64_t shape[HK_MAX_DIMS];
-    int64_t src_strides[HK_MAX_DIMS];
-    int64_t dst_strides[HK_MAX_DIMS];
+    int64_t shape[HKK_MAX_DIMS];
+    int64_t src_strides[HKK_MAX_DIMS];
+    int64_t dst_strides[HKK_MAX_DIMS];
 } hkk_layout;
 
 /* The dimensions other than the scanned (or sorted) one, coalesced: dims of
@@ -50,8 +55,8 @@ typedef struct hkk_layout {
  * Views: scan: 0 = in, 1 = out; sort: 0 = in, 1 = keys_out, 2 = indices_out. */
 typedef struct hkk_rows {
     int ndim;
-    int64_t shape[HK_MAX_DIMS];
-    int64_t strides[3][HK_MAX_DIMS];
+    int64_t shape[HKK_MAX_DIMS];
+    int64_t strides[3][HKK_MAX_DIMS];
 } hkk_rows;
 
 #ifdef __cplusplus

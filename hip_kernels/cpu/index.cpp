@@ -34,7 +34,7 @@ void walk(int ndim, const int64_t *shape, const int64_t *const (&strides)[V], co
         return;
     }
     const int last = ndim - 1;
-    int64_t c[HK_MAX_DIMS], off[V];
+    int64_t c[HKK_MAX_DIMS], off[V];
     for (int v = 0; v < V; v++)
         off[v] = base[v];
     int64_t rest = begin;
@@ -158,7 +158,7 @@ template <typename U, bool Flat> int put_with(const hkk_put_args &p)
         const int64_t extent = p.shape[split], per_slice = p.count / extent;
         const int64_t grain = kGrain / per_slice > 1 ? kGrain / per_slice : 1;
         hkc::parallel_for(extent, grain, [&](int64_t begin, int64_t end) {
-            int64_t shape[HK_MAX_DIMS];
+            int64_t shape[HKK_MAX_DIMS];
             for (int d = 0; d < p.ndim; d++)
                 shape[d] = p.shape[d];
             shape[split] = end - begin;

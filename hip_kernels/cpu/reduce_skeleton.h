@@ -338,7 +338,7 @@ void column_leaf(const hkr::VarOp<D> &, const typename hkr::VarOp<D>::In *const 
 // Position `pos` over the reduced dims of L (C order) and its element offset, stepping along.
 struct Cursor {
     int last;
-    int64_t shape[HK_MAX_DIMS], stride[HK_MAX_DIMS], idx[HK_MAX_DIMS];
+    int64_t shape[HKK_MAX_DIMS], stride[HKK_MAX_DIMS], idx[HKK_MAX_DIMS];
     int64_t off = 0;
     Cursor(const hkk_reduce_layout &L, int64_t pos)
     {
@@ -377,7 +377,7 @@ struct Cursor {
 // Outputs o, o + 1, ... over kept dims [0, ndim) of L (C order): their input and output offsets.
 struct Outputs {
     int ndim;
-    int64_t idx[HK_MAX_DIMS];
+    int64_t idx[HKK_MAX_DIMS];
     const hkk_reduce_layout *L;
     int64_t in_off = 0, out_off = 0;
     Outputs(const hkk_reduce_layout &layout, int nd, int64_t o) : ndim(nd), L(&layout)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cpu/parallel.h"
+#include "common/kernels.h"
 #include "hipkit/hipkit.h"
 
 namespace hkc
@@ -15,9 +16,9 @@ namespace hkc
 
 // Ops operands walking one shape; strides in elements, any sign, 0 for a broadcast.
 template <int Ops> struct walk_layout {
-    int ndim; // 1 .. HK_MAX_DIMS
-    int64_t shape[HK_MAX_DIMS];
-    int64_t strides[Ops][HK_MAX_DIMS];
+    int ndim; // 1 .. HKK_MAX_DIMS
+    int64_t shape[HKK_MAX_DIMS];
+    int64_t strides[Ops][HKK_MAX_DIMS];
 };
 
 // Drops the dimensions that no operand moves along (every stride 0: each element there is the same
@@ -51,7 +52,7 @@ template <int Ops> void drop_still_dimensions(walk_layout<Ops> &w)
 template <int Ops, typename Row> void walk_range(const walk_layout<Ops> &w, int64_t begin, int64_t end, Row &&row)
 {
     const int inner = w.ndim - 1;
-    int64_t coord[HK_MAX_DIMS], off[Ops];
+    int64_t coord[HKK_MAX_DIMS], off[Ops];
     for (int t = 0; t < Ops; t++)
         off[t] = 0;
     int64_t rest = begin;

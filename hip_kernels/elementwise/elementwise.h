@@ -35,8 +35,8 @@ typedef struct hkk_ew_call {
      * every operand walks as one merged. ndim >= 1. Strides in elements;
      * inputs' are broadcast (0), host scalars' are 0. */
     int ndim;
-    int64_t shape[HK_MAX_DIMS];
-    int64_t strides[4][HK_MAX_DIMS];
+    int64_t shape[HKK_MAX_DIMS];
+    int64_t strides[4][HKK_MAX_DIMS];
 } hkk_ew_call;
 
 int hkk_elementwise(const hkk_launch *launch, const hkk_ew_call *call);

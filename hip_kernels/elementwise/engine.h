@@ -164,8 +164,8 @@ template <typename Index, typename Offset> struct strided_args {
     unsigned scalar_mask;
     int ndim;
     Index n;
-    divider<Index> div[HK_MAX_DIMS]; // div[k].d == shape[k]; div[0] unused
-    Offset strides[4][HK_MAX_DIMS];  // [0]: out, [1 + k]: input k
+    divider<Index> div[HKK_MAX_DIMS]; // div[k].d == shape[k]; div[0] unused
+    Offset strides[4][HKK_MAX_DIMS];  // [0]: out, [1 + k]: input k
 };
 
 template <class T, typename Offset>
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(HK_BLOCK) ew_strided(strided_args<Index, Offse
         Index rest = i;
         Offset o[4] = {0, 0, 0, 0};
 #pragma unroll
-        for (int k = HK_MAX_DIMS - 1; k >= 1; k--) {
+        for (int k = HKK_MAX_DIMS - 1; k >= 1; k--) {
             if (k < p.ndim) {
                 const Index q = (Index)((mulhi(rest, p.div[k].m) + rest) >> p.div[k].s);
                 const Offset c = (Offset)(rest - q * p.div[k].d);

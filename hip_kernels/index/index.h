@@ -25,15 +25,15 @@ typedef struct hkk_take_args {
     int64_t axis_size;
     int64_t axis_stride;
     int ndim;
-    int64_t shape[HK_MAX_DIMS];
-    int64_t in_strides[HK_MAX_DIMS];
-    int64_t idx_strides[HK_MAX_DIMS];
-    int64_t out_strides[HK_MAX_DIMS];
+    int64_t shape[HKK_MAX_DIMS];
+    int64_t in_strides[HKK_MAX_DIMS];
+    int64_t idx_strides[HKK_MAX_DIMS];
+    int64_t out_strides[HKK_MAX_DIMS];
     /* The indices alone, coalesced (C order kept), for the RAISE check. */
     int idx_ndim;
     int64_t idx_count;
-    int64_t idx_shape[HK_MAX_DIMS];
-    int64_t idx_own_strides[HK_MAX_DIMS];
+    int64_t idx_shape[HKK_MAX_DIMS];
+    int64_t idx_own_strides[HKK_MAX_DIMS];
 } hkk_take_args;
 
 int hkk_take(const hkk_launch *launch, const hkk_take_args *args);
@@ -62,13 +62,13 @@ typedef struct hkk_put_args {
     int64_t axis_size;
     int64_t axis_stride;
     int ndim;
-    int64_t shape[HK_MAX_DIMS];
-    int64_t values_strides[HK_MAX_DIMS];
-    int64_t idx_strides[HK_MAX_DIMS];
-    int64_t out_strides[HK_MAX_DIMS];
+    int64_t shape[HKK_MAX_DIMS];
+    int64_t values_strides[HKK_MAX_DIMS];
+    int64_t idx_strides[HKK_MAX_DIMS];
+    int64_t out_strides[HKK_MAX_DIMS];
     int out_ndim;
-    int64_t out_shape[HK_MAX_DIMS];
-    int64_t out_own_strides[HK_MAX_DIMS];
+    int64_t out_shape[HKK_MAX_DIMS];
+    int64_t out_own_strides[HKK_MAX_DIMS];
 } hkk_put_args;
 
 int hkk_put(const hkk_launch *launch, const hkk_put_args *args);

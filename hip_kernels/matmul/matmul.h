@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define HKK_MATMUL_MAX_BATCH (HK_MAX_DIMS - 2)
+#define HKK_MATMUL_MAX_BATCH (HKK_MAX_DIMS - 2)
 
 /* out[z][i][j] = sum_p a[z][i][p] * b[z][p][j] for every batch index z, i < m, j < n. All strides count
  * elements; a[z][i][p] is at a + a_batch(z) + i * a_rs + p * a_cs, and so on. The batch index z runs

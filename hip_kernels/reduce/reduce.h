@@ -31,11 +31,11 @@ extern "C" {
 typedef struct hkk_reduce_layout {
     int kept_ndim;
     int red_ndim;
-    int64_t kept_shape[HK_MAX_DIMS];
-    int64_t kept_in[HK_MAX_DIMS];
-    int64_t kept_out[HK_MAX_DIMS];
-    int64_t red_shape[HK_MAX_DIMS];
-    int64_t red_in[HK_MAX_DIMS];
+    int64_t kept_shape[HKK_MAX_DIMS];
+    int64_t kept_in[HKK_MAX_DIMS];
+    int64_t kept_out[HKK_MAX_DIMS];
+    int64_t red_shape[HKK_MAX_DIMS];
+    int64_t red_in[HKK_MAX_DIMS];
     int64_t outputs;
     int64_t count;
 } hkk_reduce_layout;

@@ -121,7 +121,7 @@ HK_DEVICE int64_t reduced_offset(const hkk_reduce_layout &L, int64_t j)
         return j * L.red_in[0];
     int64_t off = 0;
     HKR_UNROLL
-    for (int k = HK_MAX_DIMS - 1; k > 0; k--) {
+    for (int k = HKK_MAX_DIMS - 1; k > 0; k--) {
         if (k < L.red_ndim) {
             const int64_t e = L.red_shape[k];
             const int64_t q = j / e;
@@ -138,7 +138,7 @@ HK_DEVICE void kept_offsets(const hkk_reduce_layout &L, int ndim, int64_t o, int
 {
     int64_t a = 0, b = 0;
     HKR_UNROLL
-    for (int k = HK_MAX_DIMS - 1; k >= 0; k--) {
+    for (int k = HKK_MAX_DIMS - 1; k >= 0; k--) {
         if (k < ndim) {
             const int64_t e = L.kept_shape[k];
             const int64_t q = k > 0 ? o / e : 0;

@@ -282,7 +282,11 @@ HK_API hk_status hk_random_normal(void *dst, hk_dtype dtype, size_t n, uint64_t 
 
 /* ------------------------------------------------- N-d arrays (strided views) */
 
-#define HK_MAX_DIMS 8
+/* The most dimensions a view has (NumPy allows 64; hk_reduce's axes are a 32-bit mask). Layouts are
+ * merged first (size-1 extents dropped, neighbours every operand walks as one joined), so most deep
+ * views reach the kernels with a few dimensions; one that stays deeper than the kernels' 8 still
+ * works, split into several launches or routed through contiguous scratch copies. */
+#define HK_MAX_DIMS 32
 
 /* A view of device memory: element (i0, ..., i{ndim-1}) is at
  * data + (i0*strides[0] + ... ) elements. Strides count elements (not

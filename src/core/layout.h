@@ -33,4 +33,30 @@ static inline int hk__coalesce_dims(int ndim, int64_t *shape, int64_t *const *st
     return n;
 }
 
+/* Splitting a merged layout deeper than the kernels take (`keep` dims, HKK_MAX_DIMS): the outer
+ * ndim - keep dims are walked on the host, one launch per coordinate of them, each over the inner
+ * `keep` dims from an origin moved by that coordinate. How many launches (the outer extents' product): */
+static inline int64_t hk__outer_count(int ndim, const int64_t *shape, int keep)
+{
+    int64_t count = 1;
+    for (int k = 0; k < ndim - keep; k++)
+        count *= shape[k];
+    return count;
+}
+
+/* The element offset of outer coordinate number p (C order over shape[0 .. ndim - keep)) in each of
+ * the `arrays` stride lists. */
+static inline void hk__outer_offsets(int64_t p, int ndim, const int64_t *shape, int64_t *const *strides, int arrays,
+                                     int keep, int64_t *offsets)
+{
+    for (int a = 0; a < arrays; a++)
+        offsets[a] = 0;
+    for (int k = ndim - keep - 1; k >= 0; k--) {
+        const int64_t c = p % shape[k];
+        p /= shape[k];
+        for (int a = 0; a < arrays; a++)
+            offsets[a] += c * strides[a][k];
+    }
+}
+
 #endif

@@ -44,7 +44,7 @@ static void copy_layout(const hkk_matmul_args *p, const int64_t *extents, int64_
                         int64_t dst_cs, hkk_layout *layout, size_t *count)
 {
     int nd = p->batch_ndim;
-    int64_t shape[HK_MAX_DIMS], src[HK_MAX_DIMS], dst[HK_MAX_DIMS];
+    int64_t shape[HKK_MAX_DIMS], src[HKK_MAX_DIMS], dst[HKK_MAX_DIMS];
     size_t n = (size_t)(rows * cols);
     for (int d = 0; d < nd; d++) {
         shape[d] = extents[d];

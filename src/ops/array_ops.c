@@ -5,35 +5,11 @@
 
 #include "../../hip_kernels/common/kernels.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/handles.h"
+#include "core/layout.h"
 #include "kinds/kind.h"
 #include "ops/view_check.h"
-
-/* Drop size-1 dimensions, then merge neighbours that both views walk as one. */
-static void coalesce(int ndim, const int64_t *shape, const int64_t *src, const int64_t *dst, hkk_layout *out)
-{
-    int n = 0;
-    for (int k = 0; k < ndim; k++) {
-        if (shape[k] == 1)
-            continue;
-        if (n > 0 && src[k] * shape[k] == out->src_strides[n - 1] && dst[k] * shape[k] == out->dst_strides[n - 1]) {
-            out->shape[n - 1] *= shape[k];
-            out->src_strides[n - 1] = src[k];
-            out->dst_strides[n - 1] = dst[k];
-            continue;
-        }
-        out->shape[n] = shape[k];
-        out->src_strides[n] = src[k];
-        out->dst_strides[n] = dst[k];
-        n++;
-    }
-    if (n == 0) { /* a single element */
-        out->shape[0] = 1;
-        out->src_strides[0] = out->dst_strides[0] = 1;
-        n = 1;
-    }
-    out->ndim = n;
-}
 
 hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stream)
 {
@@ -61,8 +37,38 @@ hk_status hk_copy_array(const hk_array *src, const hk_array *dst, hk_stream stre
     }
     if ((s = hk__require_device(fn)) != HK_SUCCESS)
         return s;
+    /* Merged, then split if still deeper than a kernel layout: one launch per outer coordinate. */
+    int64_t shape[HK_MAX_DIMS], strides[2][HK_MAX_DIMS];
+    int64_t *lists[2] = {strides[0], strides[1]};
+    memcpy(shape, dst->shape, (size_t)dst->ndim * sizeof *shape);
+    memcpy(strides[0], src_strides, (size_t)dst->ndim * sizeof *shape);
+    memcpy(strides[1], dst->strides, (size_t)dst->ndim * sizeof *shape);
+    int ndim = hk__coalesce_dims(dst->ndim, shape, lists, 2);
+    if (ndim == 0) { /* a single element */
+        ndim = 1;
+        shape[0] = strides[0][0] = strides[1][0] = 1;
+    }
+    const int inner = ndim < HKK_MAX_DIMS ? ndim : HKK_MAX_DIMS, outer = ndim - inner;
     hkk_layout layout;
-    coalesce(dst->ndim, dst->shape, src_strides, dst->strides, &layout);
-    s = hk__kind_current()->copy_array(fn, vendor_stream, src->dtype, dst->dtype, src->data, dst->data, n_dst, &layout);
-    return s == HK_SUCCESS ? hk__ok() : s;
+    memset(&layout, 0, sizeof layout);
+    layout.ndim = inner;
+    size_t n = 1;
+    for (int k = 0; k < inner; k++) {
+        layout.shape[k] = shape[outer + k];
+        layout.src_strides[k] = strides[0][outer + k];
+        layout.dst_strides[k] = strides[1][outer + k];
+        n *= (size_t)shape[outer + k];
+    }
+    const size_t src_item = hk__dtype_bytes(src->dtype), dst_item = hk__dtype_bytes(dst->dtype);
+    const int64_t launches = hk__outer_count(ndim, shape, inner);
+    for (int64_t p = 0; p < launches; p++) {
+        int64_t off[2];
+        hk__outer_offsets(p, ndim, shape, lists, 2, inner, off);
+        s = hk__kind_current()->copy_array(fn, vendor_stream, src->dtype, dst->dtype,
+                                           (const char *)src->data + off[0] * (int64_t)src_item,
+                                           (char *)dst->data + off[1] * (int64_t)dst_item, n, &layout);
+        if (s != HK_SUCCESS)
+            return s;
+    }
+    return hk__ok();
 }

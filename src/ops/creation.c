@@ -48,8 +48,7 @@ hk_status hk_fill(const hk_array *out, const void *value, hk_stream stream)
     memcpy(call.scalar[0].bits, value, hk__dtype_bytes(out->dtype));
     if (out->dtype == HK_BOOL)
         call.scalar[0].bits[0] = call.scalar[0].bits[0] != 0;
-    hk__elementwise_walk(out, &call);
-    return finish(hk__kind_current()->elementwise(fn, vendor_stream, &call));
+    return finish(hk__elementwise_over(fn, vendor_stream, out, &call));
 }
 
 hk_status hk_iota(const hk_array *out, const void *start, const void *step, hk_stream stream)

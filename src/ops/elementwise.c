@@ -12,6 +12,7 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/handles.h"
+#include "core/layout.h"
 #include "kinds/kind.h"
 #include "ops/elementwise.h"
 #include "ops/op_table.h"
@@ -19,11 +20,18 @@
 
 /* ---- the layout the kernels walk */
 
+/* A merged layout before it is split for the kernels (up to HK_MAX_DIMS dims); operand 0 is out. */
+typedef struct ew_layout {
+    int ndim;
+    int64_t shape[HK_MAX_DIMS];
+    int64_t strides[4][HK_MAX_DIMS];
+} ew_layout;
+
 /* Flip out's negative strides (moving every operand's base), order the
  * dimensions by out's stride, drop extent 1, merge neighbours. `base` holds
  * each operand's element offset, updated here. Operand 0 is out. */
 static void elementwise_layout(int ndim, const int64_t *shape, int64_t (*strides)[HK_MAX_DIMS], int operands,
-                               int64_t *base, hkk_ew_call *call)
+                               int64_t *base, ew_layout *w)
 {
     int order[HK_MAX_DIMS], kept = 0;
     for (int k = 0; k < ndim; k++) {
@@ -48,38 +56,81 @@ static void elementwise_layout(int ndim, const int64_t *shape, int64_t (*strides
         int k = order[i];
         bool merge = n > 0;
         for (int t = 0; t < operands && merge; t++)
-            merge = strides[t][k] * shape[k] == call->strides[t][n - 1];
+            merge = strides[t][k] * shape[k] == w->strides[t][n - 1];
         if (merge) {
-            call->shape[n - 1] *= shape[k];
+            w->shape[n - 1] *= shape[k];
             for (int t = 0; t < operands; t++)
-                call->strides[t][n - 1] = strides[t][k];
+                w->strides[t][n - 1] = strides[t][k];
             continue;
         }
-        call->shape[n] = shape[k];
+        w->shape[n] = shape[k];
         for (int t = 0; t < operands; t++)
-            call->strides[t][n] = strides[t][k];
+            w->strides[t][n] = strides[t][k];
         n++;
     }
     if (n == 0) { /* a single element */
-        call->shape[0] = 1;
+        w->shape[0] = 1;
         for (int t = 0; t < operands; t++)
-            call->strides[t][0] = t == 0 ? 1 : 0;
+            w->strides[t][0] = t == 0 ? 1 : 0;
         n = 1;
     }
-    call->ndim = n;
+    w->ndim = n;
 }
 
-void hk__elementwise_walk(const hk_array *out, hkk_ew_call *call)
+static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *call)
+{
+    HK_TRY(hk__require_device(fn));
+    hk_status s = hk__kind_current()->elementwise(fn, vendor_stream, call);
+    return s == HK_SUCCESS ? hk__ok() : s;
+}
+
+/* Launches `call` (op, dtypes, scalars, and out / in[] at the layout's origins set) over the layout
+ * (items: each operand's element size, out first):
+ * once when it fits a kernel layout, else once per coordinate of the dims above the inner HKK_MAX_DIMS
+ * (the layout is ordered by out's stride, so the inner dims are the dense ones). */
+static hk_status launch_layout(const char *fn, void *vendor_stream, hkk_ew_call *call, const ew_layout *w,
+                               int operands, const size_t *items)
+{
+    const int inner = w->ndim < HKK_MAX_DIMS ? w->ndim : HKK_MAX_DIMS, outer = w->ndim - inner;
+    call->ndim = inner;
+    call->n = 1;
+    for (int k = 0; k < inner; k++) {
+        call->shape[k] = w->shape[outer + k];
+        call->n *= (size_t)w->shape[outer + k];
+        for (int t = 0; t < 4; t++)
+            call->strides[t][k] = t < operands ? w->strides[t][outer + k] : 0;
+    }
+    if (outer == 0)
+        return launch(fn, vendor_stream, call);
+    char *out0 = call->out;
+    const void *in0[3] = {call->in[0], call->in[1], call->in[2]};
+    int64_t *lists[4] = {(int64_t *)w->strides[0], (int64_t *)w->strides[1], (int64_t *)w->strides[2],
+                         (int64_t *)w->strides[3]};
+    const int64_t launches = hk__outer_count(w->ndim, w->shape, inner);
+    for (int64_t p = 0; p < launches; p++) {
+        int64_t off[4];
+        hk__outer_offsets(p, w->ndim, w->shape, lists, operands, inner, off);
+        call->out = out0 + off[0] * (int64_t)items[0];
+        for (int k = 0; k + 1 < operands; k++)
+            if (in0[k])
+                call->in[k] = (const char *)in0[k] + off[1 + k] * (int64_t)items[1 + k];
+        HK_TRY(launch(fn, vendor_stream, call));
+    }
+    return hk__ok();
+}
+
+hk_status hk__elementwise_over(const char *fn, void *vendor_stream, const hk_array *out, hkk_ew_call *call)
 {
     int64_t strides[4][HK_MAX_DIMS];
     memset(strides, 0, sizeof strides);
     if (out->ndim > 0)
         memcpy(strides[0], out->strides, (size_t)out->ndim * sizeof(int64_t));
     int64_t base[4] = {0, 0, 0, 0};
-    elementwise_layout(out->ndim, out->shape, strides, 1, base, call);
-    size_t item;
-    (void)hk_dtype_size(out->dtype, &item);
-    call->out = (char *)out->data + base[0] * (int64_t)item;
+    ew_layout w;
+    elementwise_layout(out->ndim, out->shape, strides, 1, base, &w);
+    const size_t items[1] = {hk__dtype_bytes(out->dtype)};
+    call->out = (char *)out->data + base[0] * (int64_t)items[0];
+    return launch_layout(fn, vendor_stream, call, &w, 1, items);
 }
 
 /* The dtypes: T from in[1] for a bool-condition op (where), in[0] otherwise; every other input T, the
@@ -119,13 +170,6 @@ static void take_scalar(hkk_ew_call *call, int k, const hk_array *in)
     memcpy(call->scalar[k].bits, in->data, hk__dtype_bytes(in->dtype));
     if (in->dtype == HK_BOOL) /* any non-zero byte is true; true is stored as 1 */
         call->scalar[k].bits[0] = call->scalar[k].bits[0] != 0;
-}
-
-static hk_status launch(const char *fn, void *vendor_stream, const hkk_ew_call *call)
-{
-    HK_TRY(hk__require_device(fn));
-    hk_status s = hk__kind_current()->elementwise(fn, vendor_stream, call);
-    return s == HK_SUCCESS ? hk__ok() : s;
 }
 
 /* The short path: every device operand C-contiguous with out's shape and a known dtype, aligned, inside the
@@ -293,15 +337,15 @@ hk_status hk_elementwise(hk_op op, const hk_array *inputs, int n_inputs, const h
             take_scalar(&call, k, &inputs[k]);
 
     int64_t base[4] = {0, 0, 0, 0};
-    elementwise_layout(out->ndim, out->shape, strides, 1 + arity, base, &call);
-    size_t item;
-    (void)hk_dtype_size(out->dtype, &item);
-    call.out = (char *)out->data + base[0] * (int64_t)item;
+    ew_layout w;
+    elementwise_layout(out->ndim, out->shape, strides, 1 + arity, base, &w);
+    size_t items[4] = {hk__dtype_bytes(out->dtype), 0, 0, 0};
+    call.out = (char *)out->data + base[0] * (int64_t)items[0];
     for (int k = 0; k < arity; k++) {
         if (call.scalar_mask & (1u << k))
             continue;
-        (void)hk_dtype_size(inputs[k].dtype, &item);
-        call.in[k] = (const char *)inputs[k].data + base[1 + k] * (int64_t)item;
+        items[1 + k] = hk__dtype_bytes(inputs[k].dtype);
+        call.in[k] = (const char *)inputs[k].data + base[1 + k] * (int64_t)items[1 + k];
     }
-    return launch(fn, vendor_stream, &call);
+    return launch_layout(fn, vendor_stream, &call, &w, 1 + arity, items);
 }

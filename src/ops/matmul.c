@@ -8,6 +8,7 @@
 #include "core/device.h"
 #include "core/handles.h"
 #include "kinds/kind.h"
+#include "ops/dense.h"
 #include "ops/matmul_internal.h"
 #include "ops/scratch.h"
 #include "ops/view_check.h"
@@ -169,20 +170,33 @@ hk_status hk_matmul(const hk_array *a, const hk_array *b, const hk_array *out, h
         args.m = m * shape[0];
         batch_ndim = 0;
     }
-    args.batch_ndim = batch_ndim;
+    /* Batch dims beyond what a kernel layout holds: one call per coordinate of the outer ones. */
+    const int inner = batch_ndim < HKK_MATMUL_MAX_BATCH ? batch_ndim : HKK_MATMUL_MAX_BATCH,
+              outer = batch_ndim - inner;
+    args.batch_ndim = inner;
     args.batch_count = 1;
-    for (int d = 0; d < batch_ndim; d++) {
-        args.batch_shape[d] = shape[d];
-        args.a_bs[d] = sa[d];
-        args.b_bs[d] = sb[d];
-        args.o_bs[d] = so[d];
-        args.batch_count *= shape[d];
+    for (int d = 0; d < inner; d++) {
+        args.batch_shape[d] = shape[outer + d];
+        args.a_bs[d] = sa[outer + d];
+        args.b_bs[d] = sb[outer + d];
+        args.o_bs[d] = so[outer + d];
+        args.batch_count *= shape[outer + d];
     }
     const hk__kind *kind = hk__kind_current();
     hk__scratch_list scratch;
     kind->matmul_scratch(&args, use_vendor, &scratch);
     HK_TRY(hk__scratch_list_alloc(fn, &scratch, vendor_stream));
-    hk_status s = kind->matmul(fn, vendor_stream, &args, use_vendor, &scratch);
+    const size_t item = a->dtype == HK_FLOAT32 ? 4 : 8;
+    const int64_t launches = hk__outer_count(batch_ndim, shape, inner);
+    hk_status s = HK_SUCCESS;
+    for (int64_t p = 0; p < launches && s == HK_SUCCESS; p++) {
+        int64_t off[3];
+        hk__outer_offsets(p, batch_ndim, shape, batch_strides, 3, inner, off);
+        args.a = (const char *)a->data + off[0] * (int64_t)item;
+        args.b = (const char *)b->data + off[1] * (int64_t)item;
+        args.out = (char *)out->data + off[2] * (int64_t)item;
+        s = kind->matmul(fn, vendor_stream, &args, use_vendor, &scratch);
+    }
     s = hk__scratch_list_free(fn, &scratch, vendor_stream, s);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
@@ -294,6 +308,48 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
 
     size_t item;
     hk_dtype_size(in->dtype, &item);
+    /* out's dimensions, each with its stride in in, indices and out, merged (up to HK_MAX_DIMS). */
+    int64_t shape[HK_MAX_DIMS], st[3][HK_MAX_DIMS], idx_shape[HK_MAX_DIMS], idx_st[HK_MAX_DIMS];
+    for (int d = 0; d < result_ndim; d++) {
+        shape[d] = out->shape[d];
+        st[2][d] = out->strides[d];
+        const int i = d - ax; /* position among the indices' dimensions */
+        if (d < ax) {
+            st[0][d] = in->strides[d];
+            st[1][d] = 0;
+        } else if (i < indices->ndim) {
+            st[0][d] = 0;
+            st[1][d] = indices->strides[i];
+        } else {
+            st[0][d] = in->strides[ax + 1 + (i - indices->ndim)];
+            st[1][d] = 0;
+        }
+    }
+    int64_t *const strides[3] = {st[0], st[1], st[2]};
+    const int ndim = hk__coalesce_dims(result_ndim, shape, strides, 3);
+    /* The indices alone, for RAISE's check (coalescing keeps the C order of positions). */
+    memcpy(idx_shape, indices->shape, (size_t)indices->ndim * sizeof *idx_shape);
+    memcpy(idx_st, indices->strides, (size_t)indices->ndim * sizeof *idx_st);
+    int64_t *const idx_strides[1] = {idx_st};
+    const int idx_ndim = hk__coalesce_dims(indices->ndim, idx_shape, idx_strides, 1);
+    if (ndim > HKK_MAX_DIMS || idx_ndim > HKK_MAX_DIMS) {
+        /* Deeper than a kernel layout: on C-contiguous stand-ins, whose layout merges to at most 3 dims. */
+        hk_array in_c, idx_c, out_c;
+        void *in_copy = NULL, *idx_copy = NULL, *out_copy = NULL;
+        hk_status s = hk__dense(fn, in, true, &in_c, &in_copy, stream, vendor_stream);
+        if (s == HK_SUCCESS)
+            s = hk__dense(fn, indices, true, &idx_c, &idx_copy, stream, vendor_stream);
+        if (s == HK_SUCCESS)
+            s = hk__dense(fn, out, false, &out_c, &out_copy, stream, vendor_stream);
+        if (s == HK_SUCCESS)
+            s = hk_take(&in_c, &idx_c, ax, &out_c, mode, stream);
+        if (s == HK_SUCCESS && out_copy)
+            s = hk_copy_array(&out_c, out, stream);
+        s = hk__scratch_free(fn, out_copy, vendor_stream, s);
+        s = hk__scratch_free(fn, idx_copy, vendor_stream, s);
+        s = hk__scratch_free(fn, in_copy, vendor_stream, s);
+        return s == HK_SUCCESS ? hk__ok() : s;
+    }
     hkk_take_args args;
     memset(&args, 0, sizeof args);
     args.in = in->data;
@@ -304,37 +360,22 @@ hk_status hk_take(const hk_array *in, const hk_array *indices, int axis, const h
     args.count = (int64_t)n_out;
     args.axis_size = in->shape[ax];
     args.axis_stride = in->shape[ax] == 1 ? 0 : in->strides[ax];
-    /* out's dimensions, each with its stride in in, indices and out. */
-    for (int d = 0; d < result_ndim; d++) {
-        args.shape[d] = out->shape[d];
-        args.out_strides[d] = out->strides[d];
-        const int i = d - ax; /* position among the indices' dimensions */
-        if (d < ax) {
-            args.in_strides[d] = in->strides[d];
-            args.idx_strides[d] = 0;
-        } else if (i < indices->ndim) {
-            args.in_strides[d] = 0;
-            args.idx_strides[d] = indices->strides[i];
-        } else {
-            args.in_strides[d] = in->strides[ax + 1 + (i - indices->ndim)];
-            args.idx_strides[d] = 0;
-        }
+    args.ndim = ndim;
+    for (int d = 0; d < ndim; d++) {
+        args.shape[d] = shape[d];
+        args.in_strides[d] = st[0][d];
+        args.idx_strides[d] = st[1][d];
+        args.out_strides[d] = st[2][d];
     }
-    int64_t *const strides[3] = {args.in_strides, args.idx_strides, args.out_strides};
-    args.ndim = hk__coalesce_dims(result_ndim, args.shape, strides, 3);
     if (args.ndim == 0) {
         args.ndim = 1;
         args.shape[0] = 1;
         args.in_strides[0] = args.idx_strides[0] = args.out_strides[0] = 0;
     }
     widen_units(&args, item);
-    /* The indices alone, for RAISE's check (coalescing keeps the C order of positions). */
-    for (int d = 0; d < indices->ndim; d++) {
-        args.idx_shape[d] = indices->shape[d];
-        args.idx_own_strides[d] = indices->strides[d];
-    }
-    int64_t *const idx_strides[1] = {args.idx_own_strides};
-    args.idx_ndim = hk__coalesce_dims(indices->ndim, args.idx_shape, idx_strides, 1);
+    args.idx_ndim = idx_ndim;
+    memcpy(args.idx_shape, idx_shape, (size_t)idx_ndim * sizeof *idx_shape);
+    memcpy(args.idx_own_strides, idx_st, (size_t)idx_ndim * sizeof *idx_st);
     if (args.idx_ndim == 0) {
         args.idx_ndim = 1;
         args.idx_shape[0] = 1;

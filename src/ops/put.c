@@ -8,6 +8,7 @@
 #include "core/device.h"
 #include "core/handles.h"
 #include "kinds/kind.h"
+#include "ops/dense.h"
 #include "ops/matmul_internal.h"
 #include "ops/scratch.h"
 #include "ops/view_check.h"
@@ -135,6 +136,53 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
 
     size_t item;
     hk_dtype_size(out->dtype, &item);
+    /* values' dimensions, each with its stride in values, indices and out, merged (up to HK_MAX_DIMS);
+     * the indices alone (RAISE's check) and, flat, out's own layout (a C-order position to an offset). */
+    int64_t shape[HK_MAX_DIMS], st[3][HK_MAX_DIMS], idx_shape[HK_MAX_DIMS], idx_st[HK_MAX_DIMS];
+    int64_t out_shape[HK_MAX_DIMS], out_st[HK_MAX_DIMS];
+    memset(st, 0, sizeof st);
+    for (int d = 0; d < expect_ndim; d++) {
+        shape[d] = values->shape[d];
+        st[0][d] = values->strides[d];
+        const int i = flat ? d : d - ax; /* position among the indices' dimensions */
+        if (!flat && d < ax) {
+            st[2][d] = out->strides[d];
+        } else if (i < indices->ndim) {
+            st[1][d] = indices->strides[i];
+        } else {
+            st[2][d] = out->strides[ax + 1 + (i - indices->ndim)];
+        }
+    }
+    int64_t *const strides[3] = {st[0], st[1], st[2]};
+    const int ndim = hk__coalesce_dims(expect_ndim, shape, strides, 3);
+    memcpy(idx_shape, indices->shape, (size_t)indices->ndim * sizeof *idx_shape);
+    memcpy(idx_st, indices->strides, (size_t)indices->ndim * sizeof *idx_st);
+    const int idx_ndim = put_coalesce_one(indices->ndim, idx_shape, idx_st);
+    int out_ndim = 0;
+    if (flat) {
+        memcpy(out_shape, out->shape, (size_t)out->ndim * sizeof *out_shape);
+        memcpy(out_st, out->strides, (size_t)out->ndim * sizeof *out_st);
+        out_ndim = put_coalesce_one(out->ndim, out_shape, out_st);
+    }
+    if (ndim > HKK_MAX_DIMS || idx_ndim > HKK_MAX_DIMS || out_ndim > HKK_MAX_DIMS) {
+        /* Deeper than a kernel layout: on C-contiguous stand-ins (out's holds out's elements and goes back
+         * to out), whose layouts merge to at most 3 dims. */
+        hk_array v_c, idx_c, out_c;
+        void *v_copy = NULL, *idx_copy = NULL, *out_copy = NULL;
+        hk_status s = hk__dense(fn, values, true, &v_c, &v_copy, stream, vendor_stream);
+        if (s == HK_SUCCESS)
+            s = hk__dense(fn, indices, true, &idx_c, &idx_copy, stream, vendor_stream);
+        if (s == HK_SUCCESS)
+            s = hk__dense(fn, out, true, &out_c, &out_copy, stream, vendor_stream);
+        if (s == HK_SUCCESS)
+            s = hk_put(&v_c, &idx_c, axis, &out_c, mode, stream);
+        if (s == HK_SUCCESS && out_copy)
+            s = hk_copy_array(&out_c, out, stream);
+        s = hk__scratch_free(fn, out_copy, vendor_stream, s);
+        s = hk__scratch_free(fn, idx_copy, vendor_stream, s);
+        s = hk__scratch_free(fn, v_copy, vendor_stream, s);
+        return s == HK_SUCCESS ? hk__ok() : s;
+    }
     hkk_put_args args;
     memset(&args, 0, sizeof args);
     args.values = values->data;
@@ -146,32 +194,22 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
     args.count = (int64_t)n_values;
     args.axis_size = axis_size;
     args.axis_stride = flat || out->shape[ax] == 1 ? 0 : out->strides[ax];
-    /* values' dimensions, each with its stride in values, indices and out. */
-    for (int d = 0; d < expect_ndim; d++) {
-        args.shape[d] = values->shape[d];
-        args.values_strides[d] = values->strides[d];
-        const int i = flat ? d : d - ax; /* position among the indices' dimensions */
-        if (!flat && d < ax) {
-            args.out_strides[d] = out->strides[d];
-        } else if (i < indices->ndim) {
-            args.idx_strides[d] = indices->strides[i];
-        } else {
-            args.out_strides[d] = out->strides[ax + 1 + (i - indices->ndim)];
-        }
+    args.ndim = ndim;
+    for (int d = 0; d < ndim; d++) {
+        args.shape[d] = shape[d];
+        args.values_strides[d] = st[0][d];
+        args.idx_strides[d] = st[1][d];
+        args.out_strides[d] = st[2][d];
     }
-    int64_t *const strides[3] = {args.values_strides, args.idx_strides, args.out_strides};
-    args.ndim = hk__coalesce_dims(expect_ndim, args.shape, strides, 3);
     if (args.ndim == 0) {
         args.ndim = 1;
         args.shape[0] = 1;
         args.values_strides[0] = args.idx_strides[0] = args.out_strides[0] = 0;
     }
-    if (flat) { /* out's own layout, to turn a C-order position into an offset */
-        for (int d = 0; d < out->ndim; d++) {
-            args.out_shape[d] = out->shape[d];
-            args.out_own_strides[d] = out->strides[d];
-        }
-        args.out_ndim = put_coalesce_one(out->ndim, args.out_shape, args.out_own_strides);
+    if (flat) {
+        args.out_ndim = out_ndim;
+        memcpy(args.out_shape, out_shape, (size_t)out_ndim * sizeof *out_shape);
+        memcpy(args.out_own_strides, out_st, (size_t)out_ndim * sizeof *out_st);
     }
     put_widen_units(&args, item);
     /* RAISE's check runs take's check kernel over the indices alone. */
@@ -181,11 +219,9 @@ hk_status hk_put(const hk_array *values, const hk_array *indices, int axis, cons
     check.mode = (int)mode;
     check.axis_size = axis_size;
     check.idx_count = (int64_t)n_idx;
-    for (int d = 0; d < indices->ndim; d++) {
-        check.idx_shape[d] = indices->shape[d];
-        check.idx_own_strides[d] = indices->strides[d];
-    }
-    check.idx_ndim = put_coalesce_one(indices->ndim, check.idx_shape, check.idx_own_strides);
+    check.idx_ndim = idx_ndim;
+    memcpy(check.idx_shape, idx_shape, (size_t)idx_ndim * sizeof *idx_shape);
+    memcpy(check.idx_own_strides, idx_st, (size_t)idx_ndim * sizeof *idx_st);
     const hk__kind *kind = hk__kind_current();
     const hkk_take_args *raise = mode == HK_TAKE_RAISE ? &check : NULL;
     void *scratch;

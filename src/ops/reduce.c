@@ -7,7 +7,9 @@
 
 #include "../../hip_kernels/reduce/reduce.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/handles.h"
+#include "core/layout.h"
 #include "kinds/kind.h"
 #include "ops/reduce_internal.h"
 #include "ops/scratch.h"
@@ -34,6 +36,78 @@ static const char *reduce_format_shape(const int64_t *shape, int ndim, char *buf
     if (used < size)
         snprintf(buf + used, size - used, ")");
     return buf;
+}
+
+/* A reduction whose merged layout is deeper than a kernel layout: `in` copied into scratch with its
+ * kept dims first and its reduced dims last (each group in order, so ARGMIN/ARGMAX's C-order position
+ * is unchanged), which is (kept, reduced) as two dims; reduced into out directly when out walks as one
+ * dim, else into scratch copied to out. `kept` is the product of the kept extents, `count` of the
+ * reduced ones (both >= 1 here). */
+static hk_status reduce_deep(const char *fn, hk_reduce_op op, const hk_array *in, uint32_t axes, const hk_array *out,
+                             int ddof, hk_stream stream, void *vendor_stream, int64_t kept, int64_t count)
+{
+    const size_t in_item = hk__dtype_bytes(in->dtype), out_item = hk__dtype_bytes(out->dtype);
+    hk_array perm, packed, pair, flat_out, packed_out;
+    memset(&perm, 0, sizeof perm);
+    perm.data = in->data;
+    perm.dtype = in->dtype;
+    perm.ndim = in->ndim;
+    int d = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < in->ndim; k++)
+            if ((int)(axes >> k & 1u) == pass) {
+                perm.shape[d] = in->shape[k];
+                perm.strides[d++] = in->strides[k];
+            }
+    void *in_copy = NULL, *out_copy = NULL;
+    HK_TRY(hk__scratch_alloc(fn, &in_copy, (size_t)(kept * count) * in_item, vendor_stream));
+    packed = perm;
+    packed.data = in_copy;
+    int64_t step = 1;
+    for (int k = perm.ndim - 1; k >= 0; k--) {
+        packed.strides[k] = step;
+        step *= perm.shape[k];
+    }
+    memset(&pair, 0, sizeof pair);
+    pair.data = in_copy;
+    pair.dtype = in->dtype;
+    pair.ndim = 2;
+    pair.shape[0] = kept;
+    pair.shape[1] = count;
+    pair.strides[0] = count;
+    pair.strides[1] = 1;
+    /* out as one dim of `kept` elements, when its own walk merges into one */
+    int64_t oshape[HK_MAX_DIMS], ostrides[HK_MAX_DIMS];
+    int64_t *olist[1] = {ostrides};
+    memcpy(oshape, out->shape, (size_t)out->ndim * sizeof *oshape);
+    memcpy(ostrides, out->strides, (size_t)out->ndim * sizeof *ostrides);
+    const int merged = hk__coalesce_dims(out->ndim, oshape, olist, 1);
+    memset(&flat_out, 0, sizeof flat_out);
+    flat_out.data = out->data;
+    flat_out.dtype = out->dtype;
+    flat_out.ndim = 1;
+    flat_out.shape[0] = kept;
+    flat_out.strides[0] = merged == 1 ? ostrides[0] : 1;
+    hk_status s = hk_copy_array(&perm, &packed, stream);
+    if (s == HK_SUCCESS && merged > 1)
+        s = hk__scratch_alloc(fn, &out_copy, (size_t)kept * out_item, vendor_stream);
+    if (s == HK_SUCCESS) {
+        if (out_copy)
+            flat_out.data = out_copy;
+        s = hk_reduce(op, &pair, 2u, &flat_out, ddof, stream);
+    }
+    if (s == HK_SUCCESS && out_copy) {
+        packed_out = *out;
+        packed_out.data = out_copy;
+        step = 1;
+        for (int k = out->ndim - 1; k >= 0; k--) {
+            packed_out.strides[k] = step;
+            step *= out->shape[k];
+        }
+        s = hk_copy_array(&packed_out, out, stream);
+    }
+    s = hk__scratch_free(fn, out_copy, vendor_stream, s);
+    return hk__scratch_free(fn, in_copy, vendor_stream, s);
 }
 
 hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk_array *out, int ddof, hk_stream stream)
@@ -132,7 +206,10 @@ hk_status hk_reduce(hk_reduce_op op, const hk_array *in, uint32_t axes, const hk
     HK_TRY(hk__require_device(fn));
     hkk_reduce_layout layout;
     int64_t in_off, out_off;
-    reduce_build_layout(in, axes, out, keepdims, indexed, &layout, &in_off, &out_off);
+    if (!reduce_build_layout(in, axes, out, keepdims, indexed, &layout, &in_off, &out_off)) {
+        hk_status s = reduce_deep(fn, op, in, axes, out, ddof, stream, vendor_stream, (int64_t)n_out, count);
+        return s == HK_SUCCESS ? hk__ok() : s;
+    }
     size_t in_item, out_item;
     (void)hk_dtype_size(in->dtype, &in_item);
     (void)hk_dtype_size(out->dtype, &out_item);

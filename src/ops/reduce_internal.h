@@ -97,8 +97,9 @@ static inline int reduce_merge_dims(reduce_dim *d, int n, int with_out)
 }
 
 /* Fills the kernels' layout; *in_off / *out_off are the element offsets of
- * the new origins (flipped dims start at their other end). */
-static inline void reduce_build_layout(const hk_array *in, uint32_t axes, const hk_array *out, int keepdims,
+ * the new origins (flipped dims start at their other end). Returns 0, L untouched, when the merged
+ * kept or reduced dims are more than a kernel layout holds (HKK_MAX_DIMS); else 1. */
+static inline int reduce_build_layout(const hk_array *in, uint32_t axes, const hk_array *out, int keepdims,
                                        int indexed, hkk_reduce_layout *L, int64_t *in_off, int64_t *out_off)
 {
     reduce_dim kept[HK_MAX_DIMS], red[HK_MAX_DIMS];
@@ -150,6 +151,8 @@ static inline void reduce_build_layout(const hk_array *in, uint32_t axes, const 
         }
         nr = reduce_merge_dims(red, nr, 0);
     }
+    if (nk > HKK_MAX_DIMS || nr > HKK_MAX_DIMS)
+        return 0;
     memset(L, 0, sizeof *L);
     L->kept_ndim = nk;
     L->red_ndim = nr;
@@ -165,6 +168,7 @@ static inline void reduce_build_layout(const hk_array *in, uint32_t axes, const 
         L->red_in[k] = red[k].in;
     }
     L->count = count;
+    return 1;
 }
 
 #endif

@@ -8,7 +8,9 @@
 #include "../../hip_kernels/scan/scan.h"
 #include "../../hip_kernels/sort/sort.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "core/handles.h"
+#include "core/layout.h"
 #include "kinds/kind.h"
 #include "ops/scratch.h"
 #include "ops/view_check.h"
@@ -70,19 +72,24 @@ static int scan_sort_ranges_meet(uintptr_t a_first, uintptr_t a_last, uintptr_t 
     return a_first < b_last && b_first < a_last;
 }
 
+/* The row dims before they are split for the kernels (up to HK_MAX_DIMS - 1). */
+typedef struct wide_rows {
+    int ndim;
+    int64_t shape[HK_MAX_DIMS];
+    int64_t strides[3][HK_MAX_DIMS];
+} wide_rows;
+
 /* The dimensions of `views[0]`'s shape except `skip`, in C order, extent-1
  * dims dropped, neighbours merged where every view walks them as one. */
-static void scan_sort_rows(const hk_array *const *views, int nviews, int skip, hkk_rows *rows, int64_t *count)
+static void scan_sort_rows(const hk_array *const *views, int nviews, int skip, wide_rows *rows)
 {
     const hk_array *shape_of = views[0];
     int m = 0;
-    int64_t total = 1;
     memset(rows, 0, sizeof *rows);
     for (int k = 0; k < shape_of->ndim; k++) {
         if (k == skip)
             continue;
         const int64_t extent = shape_of->shape[k];
-        total *= extent;
         if (extent == 1)
             continue;
         int merge = m > 0;
@@ -100,7 +107,31 @@ static void scan_sort_rows(const hk_array *const *views, int nviews, int skip, h
         m++;
     }
     rows->ndim = m;
-    *count = total;
+}
+
+/* The kernels' rows layout: the inner HKK_MAX_DIMS row dims of `w` (all of them when it fits), with
+ * *count rows; returns how many launches the outer dims need (1 when it fits). */
+static int64_t scan_sort_split(const wide_rows *w, hkk_rows *rows, int64_t *count)
+{
+    const int inner = w->ndim < HKK_MAX_DIMS ? w->ndim : HKK_MAX_DIMS, outer = w->ndim - inner;
+    memset(rows, 0, sizeof *rows);
+    rows->ndim = inner;
+    *count = 1;
+    for (int k = 0; k < inner; k++) {
+        rows->shape[k] = w->shape[outer + k];
+        *count *= w->shape[outer + k];
+        for (int v = 0; v < 3; v++)
+            rows->strides[v][k] = w->strides[v][outer + k];
+    }
+    return hk__outer_count(w->ndim, w->shape, inner);
+}
+
+/* Element offsets, in each of the three views, of launch p's first row. */
+static void scan_sort_launch_offsets(const wide_rows *w, int64_t p, int64_t *off)
+{
+    int64_t *lists[3] = {(int64_t *)w->strides[0], (int64_t *)w->strides[1], (int64_t *)w->strides[2]};
+    const int inner = w->ndim < HKK_MAX_DIMS ? w->ndim : HKK_MAX_DIMS;
+    hk__outer_offsets(p, w->ndim, w->shape, lists, 3, inner, off);
 }
 
 /* Does `a`, read in C order, walk one stride? (extent-1 dims ignored) */
@@ -192,11 +223,22 @@ hk_status hk_scan(hk_scan_op op, const hk_array *in, int axis, const hk_array *o
     args.in_stride = a.strides[axis];
     args.out_stride = b.strides[axis];
     const hk_array *views[2] = {&a, &b};
-    scan_sort_rows(views, 2, axis, &args.rows_layout, &args.rows);
+    wide_rows w;
+    scan_sort_rows(views, 2, axis, &w);
+    const int64_t launches = scan_sort_split(&w, &args.rows_layout, &args.rows);
     const hk__kind *kind = hk__kind_current();
     void *scratch;
     HK_TRY(hk__scratch_alloc(fn, &scratch, kind->scan_scratch_bytes(&args), vendor_stream));
-    hk_status s = hk__scratch_free(fn, scratch, vendor_stream, kind->scan(fn, vendor_stream, &args, scratch));
+    const size_t in_item = hk__dtype_bytes(in->dtype), out_item = hk__dtype_bytes(out->dtype);
+    hk_status s = HK_SUCCESS;
+    for (int64_t p = 0; p < launches && s == HK_SUCCESS; p++) { /* one unless the rows are deeper than 8 dims */
+        int64_t off[3];
+        scan_sort_launch_offsets(&w, p, off);
+        args.in = (const char *)in->data + off[0] * (int64_t)in_item;
+        args.out = (char *)out->data + off[1] * (int64_t)out_item;
+        s = kind->scan(fn, vendor_stream, &args, scratch);
+    }
+    s = hk__scratch_free(fn, scratch, vendor_stream, s);
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
@@ -299,7 +341,9 @@ hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *
     const int last = a.ndim - 1;
     args.length = a.shape[last];
     const hk_array *views[3] = {&a, &k, &x};
-    scan_sort_rows(views, 3, last, &args.rows_layout, &args.rows);
+    wide_rows w;
+    scan_sort_rows(views, 3, last, &w);
+    const int64_t launches = scan_sort_split(&w, &args.rows_layout, &args.rows);
     for (int v = 0; v < 3; v++) {
         args.last_stride[v] = views[v]->strides[last];
         args.flat[v] = scan_sort_flat(views[v], &args.flat_stride[v]);
@@ -308,6 +352,16 @@ hk_status hk_sort(const hk_array *in, const hk_array *keys_out, const hk_array *
     const hk__kind *kind = hk__kind_current();
     void *scratch;
     HK_TRY(hk__scratch_alloc(fn, &scratch, kind->sort_scratch_bytes(&args), vendor_stream));
-    hk_status s = hk__scratch_free(fn, scratch, vendor_stream, kind->sort(fn, vendor_stream, &args, scratch));
+    const size_t item = hk__dtype_bytes(in->dtype);
+    hk_status s = HK_SUCCESS;
+    for (int64_t p = 0; p < launches && s == HK_SUCCESS; p++) { /* one unless the rows are deeper than 8 dims */
+        int64_t off[3];
+        scan_sort_launch_offsets(&w, p, off);
+        args.in = (const char *)in->data + off[0] * (int64_t)item;
+        args.keys = keys_out ? (char *)keys_out->data + off[1] * (int64_t)item : NULL;
+        args.indices = indices_out ? (int64_t *)indices_out->data + off[2] : NULL;
+        s = kind->sort(fn, vendor_stream, &args, scratch);
+    }
+    s = hk__scratch_free(fn, scratch, vendor_stream, s);
     return s == HK_SUCCESS ? hk__ok() : s;
 }

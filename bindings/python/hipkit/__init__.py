@@ -24,7 +24,7 @@ broadcast_to/arrays, concat, stack, unstack, astype), and those composed of the 
 their data (eye, meshgrid, tril, triu, roll, repeat, tile, tensordot, vecdot, searchsorted,
 take_along_axis, diff, unique_all/counts/inverse/values), __array_namespace_info__, with the dtypes
 bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64, complex64 and
-complex128 (and float16, outside the standard). Not provided: isin, arrays of more than 8 dimensions, the
+complex128 (and float16, outside the standard). Arrays have up to 32 dimensions. Not provided: isin, the
 linalg and fft extensions (hipkit.linalg has norm only). Creation functions take device= (a hipkit.Device, a
 device number, "cpu" or "gpu"). tests/python/test_array_api.py lists every deviation.
 

@@ -244,7 +244,7 @@ class _Info:
 
     def capabilities(self):
         """boolean indexing and data-dependent shapes (unique_*, nonzero, repeat with an array) are supported;
-        arrays have at most 8 dimensions (2024.12's "max dimensions")."""
+        arrays have at most 32 dimensions (2024.12's "max dimensions", _layout.MAX_DIMS)."""
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": _layout.MAX_DIMS}
 
     def default_device(self):

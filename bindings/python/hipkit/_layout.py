@@ -11,8 +11,8 @@ memory or imports the cffi module, so it is tested on any machine.
 
 Errors are NumPy's: same exception types (IndexError, ValueError, TypeError,
 numpy.exceptions.AxisError) and messages worded like NumPy's. One addition:
-hipkit arrays have at most HK_MAX_DIMS = 8 dimensions, and a result with
-more raises ValueError (NumPy allows 64).
+hipkit arrays have at most HK_MAX_DIMS = 32 dimensions (the array API's
+minimum; NumPy allows 64), and a result with more raises ValueError.
 """
 import operator
 
@@ -27,7 +27,7 @@ __all__ = [
     "normalize_axis", "is_c_contiguous", "contiguous_strides", "extent",
 ]
 
-MAX_DIMS = 8  # HK_MAX_DIMS in hipkit.h: the size of hk_array's shape[]/strides[]
+MAX_DIMS = _native.MAX_DIMS  # HK_MAX_DIMS in hipkit.h: the size of hk_array's shape[]/strides[]
 
 
 def _check_ndim(ndim):

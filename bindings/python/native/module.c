@@ -208,7 +208,8 @@ PyMODINIT_FUNC PyInit__native(void)
         add_functions(module, hkp_array_methods_module) < 0 || add_functions(module, hkp_elementwise_methods_module) < 0 ||
         add_functions(module, hkp_reduce_methods_module) < 0 ||
         add_functions(module, hkp_creation_methods_module) < 0 || add_functions(module, hkp_matmul_methods_module) < 0 ||
-        add_functions(module, hkp_scan_methods_module) < 0 || add_functions(module, hkp_launch_methods_module) < 0) {
+        add_functions(module, hkp_scan_methods_module) < 0 || add_functions(module, hkp_launch_methods_module) < 0 ||
+        PyModule_AddIntConstant(module, "MAX_DIMS", HK_MAX_DIMS) < 0) {
         Py_DECREF(module);
         return NULL;
     }
