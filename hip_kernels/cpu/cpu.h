@@ -16,6 +16,7 @@
 #include "../common/kernels.h"
 #include "../copy/copy.h"
 #include "../elementwise/elementwise.h"
+#include "../index/compact.h"
 #include "../index/index.h"
 #include "../matmul/matmul.h"
 #include "../random/random.h"
@@ -57,6 +58,9 @@ int hkc_matmul(const hkk_matmul_args *args);
 int hkc_take(const hkk_take_args *args);
 int hkc_take_check(const hkk_take_args *args, unsigned long long *first_bad);
 int hkc_put(const hkk_put_args *args);
+/* index/compact.h (cpu/compact.cpp): nonzero's positions and in[mask]'s values; no scratch. */
+size_t hkc_compact_scratch_bytes(const hkk_compact_args *args);
+int hkc_compact(const hkk_compact_args *args, void *scratch);
 
 #ifdef __cplusplus
 }

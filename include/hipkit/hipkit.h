@@ -698,6 +698,17 @@ HK_API hk_status hk_put(const hk_array *values, const hk_array *indices, int axi
  * element's place), from stream-ordered pool scratch. */
 HK_API hk_status hk_mask_count(const hk_array *mask, int64_t *count, hk_stream stream);
 HK_API hk_status hk_mask_select(const hk_array *in, const hk_array *mask, const hk_array *out, hk_stream stream);
+/* hk_mask_positions: where mask (bool, any view, as for hk_mask_count) is true, in C order, NumPy's
+ * nonzero and flatnonzero in one call. out is int64 of shape (k, count), any strides, count being
+ * hk_mask_count's for this mask (another count leaves out's contents unspecified, but nothing outside
+ * out is written):
+ *   k == mask->ndim: out[d, j] = coordinate d of the j-th true element (numpy.nonzero's row d);
+ *   k == 1:          out[0, j] = its flat C-order position (numpy.flatnonzero; for a 1-d mask the two
+ *                    are the same, and a 0-d mask gives position 0 when true).
+ * out's elements must be distinct (a stride of 0 along an extent above 1 is refused) and must not
+ * overlap mask. Asynchronous on `stream`; computed on the device in one compaction of the mask (no
+ * index array is materialised), from stream-ordered pool scratch. */
+HK_API hk_status hk_mask_positions(const hk_array *mask, const hk_array *out, hk_stream stream);
 
 /* ------------------------------------------------- user kernels (run time) */
 

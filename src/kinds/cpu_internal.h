@@ -134,5 +134,7 @@ hk_status hk__cpu_reduce(const char *fn, void *stream, hk_reduce_op op, hk_dtype
 size_t hk__cpu_put_scratch_bytes(const struct hkk_put_args *args, const struct hkk_take_args *check);
 hk_status hk__cpu_put(const char *fn, void *stream, const struct hkk_put_args *args, const struct hkk_take_args *check,
                       int axis, void *scratch);
+size_t hk__cpu_compact_scratch_bytes(const struct hkk_compact_args *args);
+hk_status hk__cpu_compact(const char *fn, void *stream, const struct hkk_compact_args *args, void *scratch);
 
 #endif

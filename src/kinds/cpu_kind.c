@@ -74,4 +74,6 @@ const hk__kind hk__cpu_kind = {
     .reduce = hk__cpu_reduce,
     .put_scratch_bytes = hk__cpu_put_scratch_bytes,
     .put = hk__cpu_put,
+    .compact_scratch_bytes = hk__cpu_compact_scratch_bytes,
+    .compact = hk__cpu_compact,
 };

@@ -263,3 +263,27 @@ hk_status hk__cpu_put(const char *fn, void *stream, const hkk_put_args *args, co
         HK_TRY(check_indices(fn, stream, check, axis));
     return hk__cpu_enqueue(fn, stream, run_put, args, sizeof *args, (size_t)args->count);
 }
+
+/* ------------------------------------------------------ stream compaction */
+
+typedef struct compact_args {
+    hkk_compact_args args;
+    void *scratch;
+} compact_args;
+
+static int run_compact(void *args, char *why)
+{
+    compact_args *c = args;
+    return skeleton_status(hkc_compact(&c->args, c->scratch), "compact", why);
+}
+
+size_t hk__cpu_compact_scratch_bytes(const hkk_compact_args *args)
+{
+    return hkc_compact_scratch_bytes(args);
+}
+
+hk_status hk__cpu_compact(const char *fn, void *stream, const hkk_compact_args *args, void *scratch)
+{
+    compact_args c = {*args, scratch};
+    return hk__cpu_enqueue(fn, stream, run_compact, &c, sizeof c, (size_t)args->n);
+}

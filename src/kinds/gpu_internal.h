@@ -128,4 +128,8 @@ size_t hk__gpu_put_scratch_bytes(const struct hkk_put_args *args, const struct h
 hk_status hk__gpu_put(const char *fn, void *stream, const struct hkk_put_args *args, const struct hkk_take_args *check,
                       int axis, void *scratch);
 
+/* gpu_compact.c */
+size_t hk__gpu_compact_scratch_bytes(const struct hkk_compact_args *args);
+hk_status hk__gpu_compact(const char *fn, void *stream, const struct hkk_compact_args *args, void *scratch);
+
 #endif

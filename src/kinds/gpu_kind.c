@@ -82,4 +82,6 @@ const hk__kind hk__gpu_kind = {
     .reduce = hk__gpu_reduce,
     .put_scratch_bytes = hk__gpu_put_scratch_bytes,
     .put = hk__gpu_put,
+    .compact_scratch_bytes = hk__gpu_compact_scratch_bytes,
+    .compact = hk__gpu_compact,
 };

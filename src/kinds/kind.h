@@ -40,6 +40,7 @@ struct hkk_sort_args;     /* hip_kernels/sort/sort.h */
 struct hkk_matmul_args;   /* hip_kernels/matmul/matmul.h */
 struct hkk_take_args;     /* hip_kernels/index/index.h */
 struct hkk_put_args;      /* hip_kernels/index/index.h */
+struct hkk_compact_args;  /* hip_kernels/index/compact.h */
 struct hkk_reduce_layout; /* hip_kernels/reduce/reduce.h */
 
 typedef enum hk__copy_kind { HK__HOST_TO_DEVICE, HK__DEVICE_TO_HOST, HK__DEVICE_TO_DEVICE } hk__copy_kind;
@@ -211,6 +212,10 @@ typedef struct hk__kind {
     size_t (*put_scratch_bytes)(const struct hkk_put_args *args, const struct hkk_take_args *check);
     hk_status (*put)(const char *fn, void *stream, const struct hkk_put_args *args, const struct hkk_take_args *check,
                      int axis, void *scratch);
+    /* Stream compaction of a contiguous bool mask (hk_mask_select's values, hk_mask_positions' positions
+     * or coordinates), with the scratch its size query asks for. */
+    size_t (*compact_scratch_bytes)(const struct hkk_compact_args *args);
+    hk_status (*compact)(const char *fn, void *stream, const struct hkk_compact_args *args, void *scratch);
 } hk__kind;
 
 extern const hk__kind hk__gpu_kind; /* gpu_kind.c */

@@ -34,7 +34,7 @@ from ..array import _check_device, _copy_into, _desc, _on_data, _overlaps, arang
 from ..device import _stream_handle
 from ..errors import InvalidArgumentError, check
 from ._base import _BOOL, _INT64, _array_arg
-from .elementwise import _OPS, _fast, _ufunc_general, add, floor_divide, multiply, not_equal, remainder
+from .elementwise import _OPS, _fast, _ufunc_general, add, multiply, not_equal, remainder
 from .reduce import max as _max, min as _min
 
 _NULL = ffi.NULL
@@ -88,20 +88,31 @@ def take(a, indices, axis=None, out=None, mode="raise", *, stream=None):
 @_on_data
 def nonzero(a):
     """The indices of the non-zero elements, one int64 array per dimension, computed on the device.
-    Waits for the device to count them: the result's size depends on the data."""
+    Waits for the device to count them: the result's size depends on the data. The arrays are the rows
+    of one (a.ndim, count) array, filled by one compaction of the mask (hk_mask_positions)."""
     a = _array_arg("nonzero", a)
     if a.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
                          "instead.")
-    flat = _flat_nonzero(a)
-    if a.ndim == 1:
-        return (flat,)
-    # The flat C-order positions into one index array per dimension, on the device.
-    out, step = [], a.size
-    for n in a.shape:
-        step //= n if n else 1
-        out.append(remainder(floor_divide(flat, step), n) if n else flat)
-    return tuple(out)
+    rows = _positions(_flags(a), a.ndim)
+    return tuple(rows[d] for d in range(a.ndim))
+
+
+def _flags(a):
+    """a as a bool mask: itself when bool, else a != 0."""
+    return a if a.dtype == _BOOL else not_equal(a, 0)
+
+
+def _positions(mask, k):
+    """hk_mask_positions into a new (k, count) int64 array: k == mask.ndim gives the coordinates of the
+    true elements (one row per dimension), k == 1 their flat C-order positions. Waits for the device to
+    count them (hk_mask_count)."""
+    count = ffi.new("int64_t *")
+    check(lib.hk_mask_count(_desc(mask), count, _NULL))
+    out = ndarray._empty((k, count[0]), _INT64)
+    if count[0] and k:
+        check(lib.hk_mask_positions(_desc(mask), _desc(out), _NULL))
+    return out
 
 
 def _select(a, mask):
@@ -116,9 +127,8 @@ def _select(a, mask):
 
 
 def _flat_nonzero(a):
-    """The flat C-order positions of a's non-zero elements (int64), computed on the device."""
-    flags = a if a.dtype == _BOOL else not_equal(a, 0)
-    return _select(arange(a.size, dtype=np.int64).reshape(a.shape), flags)
+    """The flat C-order positions of a's non-zero elements (int64, 1-d), computed on the device."""
+    return _positions(_flags(a), 1)[0]
 
 
 @_on_data
