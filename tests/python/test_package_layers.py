@@ -51,6 +51,7 @@ LAYERS = [
     "hipkit.kernel._template",
     "hipkit.kernel._elementwise",
     "hipkit.kernel._reduction",
+    "hipkit.kernel._jit",
     "hipkit.kernel",
     "hipkit",                      # installs ndarray.__array_namespace__ (the namespace is the package itself)
 ]

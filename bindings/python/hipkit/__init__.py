@@ -69,8 +69,11 @@ bool = bool_  # noqa: A001 (hipkit.bool, as numpy.bool)
 from . import random
 
 # User kernels load on first use (import speed: the run-time compiler's module and its templates are
-# not needed to do array math): hipkit.kernel, RawKernel, RawModule, ElementwiseKernel, ReductionKernel.
-_KERNEL_NAMES = ("ElementwiseKernel", "RawKernel", "RawModule", "ReductionKernel")
+# not needed to do array math): hipkit.kernel, RawKernel, RawModule, ElementwiseKernel, ReductionKernel,
+# and the names of kernels written in Python (@hipkit.jit, hipkit.grid, ...).
+_KERNEL_NAMES = ("ElementwiseKernel", "RawKernel", "RawModule", "ReductionKernel", "jit", "JitError", "grid",
+                 "gridsize", "syncthreads", "shared", "local", "atomic", "threadIdx", "blockIdx", "blockDim",
+                 "gridDim", "warpsize")
 
 
 def __getattr__(name):
