@@ -12,6 +12,9 @@ launch and CuPy measured in the same run.
     from the disk cache: timed inside the child around compile + load + launch
     + synchronize, after import and the first device array.
 (c) tiny template kernels (ElementwiseKernel, ReductionKernel) per call.
+(d) @hipkit.jit: the same tiny kernel written in Python, per launch (kernel[1, 32](x, 32)) beside the raw C
+    launch and numba-cuda's @cuda.jit in the same run; its first translation + compile + launch, against
+    CuPy's RawKernel first compile above; a new process's cache hit.
 Benchmarks are not tests: nothing is asserted, only printed.
 """
 import os
@@ -218,6 +221,95 @@ def template_costs(cupy):
         print(f"    {label:58s} {us:8.3f}")
 
 
+JIT_SOURCE = """
+import hipkit
+# {token}
+@hipkit.jit
+def tiny_jit(x, n):
+    i = hipkit.threadIdx.x
+    if i < n:
+        x[i] += 1.0
+"""
+JIT_CHILD = r"""
+import importlib, sys, time
+import numpy as np
+import hipkit
+sys.path.insert(0, sys.argv[1])
+x = hipkit.zeros(32, np.float32)
+hipkit.Device(0).synchronize()
+start = time.perf_counter()
+module = importlib.import_module(sys.argv[2])
+module.tiny_jit[1, 32](x, 32)
+hipkit.Device(0).synchronize()
+print(f"{(time.perf_counter() - start) * 1e3:.3f} {module.tiny_jit.specialize(x, 32).program.cached}")
+"""
+
+
+def jit_module(folder):
+    """A fresh module defining tiny_jit (a token nobody has compiled), imported from `folder`."""
+    import importlib
+    name = f"jit_tiny_{uuid.uuid4().hex}"
+    with open(os.path.join(folder, name + ".py"), "w") as f:
+        f.write(JIT_SOURCE.format(token=uuid.uuid4().hex))
+    sys.path.insert(0, folder)
+    try:
+        return name, importlib.import_module(name)
+    finally:
+        sys.path.remove(folder)
+
+
+def jit_costs():
+    import tempfile
+    print("\n(d) @hipkit.jit, the tiny kernel written in Python")
+    device = hipkit.Device(0)
+    raw, _ = raw_c_launch_us()
+    folder = tempfile.mkdtemp(prefix="hipkit-jit-bench-")
+    x = hipkit.zeros(32, np.float32)
+    device.synchronize()
+    start = time.perf_counter()
+    name, module = jit_module(folder)
+    module.tiny_jit[1, 32](x, 32)
+    device.synchronize()
+    first = (time.perf_counter() - start) * 1e3
+    tiny_jit = module.tiny_jit
+    launch = tiny_jit[1, 32]
+    rows = [("@hipkit.jit: k[1, 32](x, 32)", per_launch_us(lambda: tiny_jit[1, 32](x, 32), device.synchronize)),
+            ("@hipkit.jit, configured once: launch(x, 32)", per_launch_us(lambda: launch(x, 32), device.synchronize))]
+    try:
+        from numba import cuda as numba_cuda
+
+        @numba_cuda.jit
+        def tiny_numba(y, n):
+            i = numba_cuda.threadIdx.x
+            if i < n:
+                y[i] += 1.0
+        y = numba_cuda.to_device(np.zeros(32, np.float32))
+        tiny_numba[1, 32](y, 32)
+        rows.append(("numba-cuda @cuda.jit: k[1, 32](y, 32)",
+                     per_launch_us(lambda: tiny_numba[1, 32](y, 32), numba_cuda.synchronize, count=5000)))
+    except Exception as error:  # not installed or not usable here
+        print(f"    (numba-cuda not measured: {type(error).__name__}: {str(error)[:120]})")
+    print(f"    {'':58s} {'µs':>8s} {'x raw C':>8s}")
+    for label, us in rows:
+        ratio = f"{us / raw:8.2f}" if raw else f"{'':8s}"
+        print(f"    {label:58s} {us:8.3f} {ratio}")
+    print(f"    {'first translation + compile + launch + sync (ms)':58s} {first:8.2f}")
+    hits = []
+    for _ in range(3):
+        child = subprocess.run([sys.executable, "-c", JIT_CHILD, folder, name], capture_output=True, text=True)
+        if child.returncode != 0:
+            print(f"    new process failed: {child.stderr.strip()[-300:]}")
+            break
+        ms, cached = child.stdout.split()
+        hits.append(float(ms))
+        if cached != "True":
+            print(f"    new process: {ms} ms, NOT a cache hit")
+    if hits:
+        print(f"    {'new process, import + launch + sync, cache hit (ms, median)':58s} {statistics.median(hits):8.3f}")
+    if not x.get()[0] > 0:
+        print("    WARNING: the jit kernel did not run")
+
+
 def main():
     if hipkit.device_count() == 0:
         print("kernel_bench: no GPU (hk_device_count() == 0); nothing to measure.")
@@ -229,6 +321,7 @@ def main():
     launch_overhead(cupy)
     compile_times(cupy)
     template_costs(cupy)
+    jit_costs()
 
 
 if __name__ == "__main__":
