@@ -347,3 +347,28 @@ def test_launch_errors():
     assert clamp(5.0, 0.0, 2.0) == 2.0  # plain Python outside kernels
     with pytest.raises(hipkit.JitError, match="only meaningful inside"):
         hipkit.grid(1)
+
+
+def _generated_sources():
+    """Every kernel above specialised for typical arguments: (name, C++)."""
+    a32, a64, i64 = hipkit.zeros(8, dtype=np.float32), hipkit.zeros(8), hipkit.zeros(8, dtype=np.int64)
+    cases = [(vector_add, (a32, a32, a32)), (block_sum, (a32, a32)),
+             (histogram, (a64, 17, hipkit.zeros(17, dtype=np.int32))),
+             (transpose, (hipkit.zeros((3, 4)), hipkit.zeros((4, 3)))),
+             (transpose, (hipkit.zeros((6, 4))[::2], hipkit.zeros((4, 3)))),
+             (constructs, (a64, i64, hipkit.zeros((8, 6)), hipkit.zeros((8, 7), dtype=np.int64), 4)),
+             (three_d, (hipkit.zeros((2, 3, 4)), hipkit.zeros((2, 3)))),
+             (atomics, (a32, a32, a32, hipkit.zeros(1, dtype=np.uint64)))]
+    return [(fn.__name__, fn.inspect_source(*args)) for fn, args in cases]
+
+
+TARGETS = {"nvidia": ("sm_75", "sm_90"), "amd": ("gfx90a", "gfx1030")}
+
+
+@pytest.mark.parametrize("target", TARGETS[hipkit.platform()])
+def test_generated_kernels_compile_for_each_vendor_target(target):
+    """The generated C++ compiles for the build's vendor targets (AMD: wave64 gfx90a and wave32
+    gfx1030) with its run-time compiler, whether or not such a GPU is here."""
+    for name, source in _generated_sources():
+        program = hipkit.kernel.compile(source, target, name=name + ".hip")
+        assert program.target == target and len(program.binary) > 0, name

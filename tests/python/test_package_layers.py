@@ -52,6 +52,7 @@ LAYERS = [
     "hipkit.kernel._elementwise",
     "hipkit.kernel._reduction",
     "hipkit.kernel._jit",
+    "hipkit.kernel._fuse",
     "hipkit.kernel",
     "hipkit",                      # installs ndarray.__array_namespace__ (the namespace is the package itself)
 ]

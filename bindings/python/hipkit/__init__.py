@@ -73,7 +73,7 @@ from . import random
 # and the names of kernels written in Python (@hipkit.jit, hipkit.grid, ...).
 _KERNEL_NAMES = ("ElementwiseKernel", "RawKernel", "RawModule", "ReductionKernel", "jit", "JitError", "grid",
                  "gridsize", "syncthreads", "shared", "local", "atomic", "threadIdx", "blockIdx", "blockDim",
-                 "gridDim", "warpsize")
+                 "gridDim", "warpsize", "fuse", "vectorize")
 
 
 def __getattr__(name):

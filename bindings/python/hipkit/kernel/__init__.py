@@ -28,6 +28,7 @@ a line of C++, in the manner of CuPy's, with NumPy broadcasting over inputs.
 #   _elementwise  ElementwiseKernel
 #   _reduction    ReductionKernel
 #   _jit          @hipkit.jit: kernels written in Python, translated to HIP C++
+#   _fuse         hipkit.fuse / hipkit.vectorize: scalar Python functions as one elementwise kernel
 from ._compile import Program, compile, default_target, get_cache_dir, rtc_version, set_cache_dir
 from ._args import _ARG, _Pointer, _arg_type, _layout, _pack_checked  # noqa: F401 (the tests use these)
 from ._launcher import _make_launcher  # noqa: F401
@@ -36,9 +37,10 @@ from ._elementwise import ElementwiseKernel
 from ._reduction import ReductionKernel
 from ._jit import (JitError, atomic, blockDim, blockIdx, grid, gridDim, gridsize, jit, local, shared,
                    syncthreads, threadIdx, warpsize)
+from ._fuse import fuse, vectorize
 
 # The public names keep the module they had before the split, hipkit.kernel (reprs, help()).
 for _public in (Program, compile, default_target, get_cache_dir, rtc_version, set_cache_dir, RawKernel, RawModule,
-                ElementwiseKernel, ReductionKernel, jit, JitError):
+                ElementwiseKernel, ReductionKernel, jit, JitError, fuse, vectorize):
     _public.__module__ = __name__
 del _public

@@ -246,29 +246,31 @@ __device__ inline int hkj_atomic_min(int *p, int v) { return atomicMin(p, v); }
 __device__ inline unsigned int hkj_atomic_min(unsigned int *p, unsigned int v) { return atomicMin(p, v); }
 __device__ inline long long hkj_atomic_min(long long *p, long long v) { return atomicMin(p, v); }
 __device__ inline unsigned long long hkj_atomic_min(unsigned long long *p, unsigned long long v) { return atomicMin(p, v); }
-template <typename F, typename U, typename Op> __device__ inline F hkj_atomic_float(F *p, F v, Op better)
+// the bits of a float as an unsigned integer and back (the vendors' intrinsics: no memcpy in device code)
+__device__ inline unsigned int hkj_bits(float v) { return __float_as_uint(v); }
+__device__ inline unsigned long long hkj_bits(double v) { return (unsigned long long)__double_as_longlong(v); }
+__device__ inline float hkj_from_bits(unsigned int b, float) { return __uint_as_float(b); }
+__device__ inline double hkj_from_bits(unsigned long long b, double) { return __longlong_as_double((long long)b); }
+// max/min of floats: a compare-and-swap loop; NaN wins, as NumPy's maximum/minimum
+template <typename F, typename Op> __device__ inline F hkj_atomic_float(F *p, F v, Op better)
 {
+    typedef decltype(hkj_bits(v)) U;
     U *q = (U *)p;
     U old = *q, assumed;
     do {
         assumed = old;
-        F cur;
-        __builtin_memcpy(&cur, &assumed, sizeof cur);
+        const F cur = hkj_from_bits(assumed, v);
         if (!better(v, cur)) return cur;
-        U want;
-        __builtin_memcpy(&want, &v, sizeof want);
-        old = atomicCAS(q, assumed, want);
+        old = atomicCAS(q, assumed, hkj_bits(v));
     } while (old != assumed);
-    F out;
-    __builtin_memcpy(&out, &old, sizeof out);
-    return out;
+    return hkj_from_bits(old, v);
 }
-struct hkj_gt { template <typename F> __device__ bool operator()(F a, F b) const { return a > b || (a == a && b != b); } };
-struct hkj_lt { template <typename F> __device__ bool operator()(F a, F b) const { return a < b || (a == a && b != b); } };
-__device__ inline float hkj_atomic_max(float *p, float v) { return hkj_atomic_float<float, unsigned int>(p, v, hkj_gt()); }
-__device__ inline double hkj_atomic_max(double *p, double v) { return hkj_atomic_float<double, unsigned long long>(p, v, hkj_gt()); }
-__device__ inline float hkj_atomic_min(float *p, float v) { return hkj_atomic_float<float, unsigned int>(p, v, hkj_lt()); }
-__device__ inline double hkj_atomic_min(double *p, double v) { return hkj_atomic_float<double, unsigned long long>(p, v, hkj_lt()); }
+struct hkj_gt { template <typename F> __device__ bool operator()(F a, F b) const { return a > b || (a != a && b == b); } };
+struct hkj_lt { template <typename F> __device__ bool operator()(F a, F b) const { return a < b || (a != a && b == b); } };
+__device__ inline float hkj_atomic_max(float *p, float v) { return hkj_atomic_float(p, v, hkj_gt()); }
+__device__ inline double hkj_atomic_max(double *p, double v) { return hkj_atomic_float(p, v, hkj_gt()); }
+__device__ inline float hkj_atomic_min(float *p, float v) { return hkj_atomic_float(p, v, hkj_lt()); }
+__device__ inline double hkj_atomic_min(double *p, double v) { return hkj_atomic_float(p, v, hkj_lt()); }
 __device__ inline int hkj_atomic_exch(int *p, int v) { return atomicExch(p, v); }
 __device__ inline unsigned int hkj_atomic_exch(unsigned int *p, unsigned int v) { return atomicExch(p, v); }
 __device__ inline unsigned long long hkj_atomic_exch(unsigned long long *p, unsigned long long v) { return atomicExch(p, v); }
