@@ -81,7 +81,9 @@ def big(peers, rng):
     if "cupy" in peers:
         cp = peers["cupy"]
         cdev = [cp.asarray(h) for h in host]
-        cfused = cp.fuse(lambda a, x, y, b, c: a * x + y * b - c)
+        def c_axpbyc(a, x, y, b, c):
+            return a * x + y * b - c
+        cfused = cp.fuse(c_axpbyc)
         cs, ce, cel = cupy_timer(cp)
         rows += [("cupy.fuse", median_ms(lambda: cfused(*cdev), cs, ce, cel)),
                  ("CuPy eager", median_ms(lambda: eager_axpbyc(cp, *cdev), cs, ce, cel))]
@@ -102,7 +104,9 @@ def big(peers, rng):
     if "cupy" in peers:
         cp = peers["cupy"]
         cx, cy = cp.asarray(x), cp.asarray(y)
-        cfused = cp.fuse(lambda x, y: eager_chain10(cp, x, y))
+        def c_chain10(x, y):
+            return ((((x * 1.5 + y) * 0.5 - x) / (y * y + 1.0)) + cp.sin(x) - cp.exp(-y * y) + x * y) * 2.0 - 1.0
+        cfused = cp.fuse(c_chain10)
         cs, ce, cel = cupy_timer(cp)
         rows += [("cupy.fuse", median_ms(lambda: cfused(cx, cy), cs, ce, cel)),
                  ("CuPy eager", median_ms(lambda: eager_chain10(cp, cx, cy), cs, ce, cel))]

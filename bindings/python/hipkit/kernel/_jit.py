@@ -1247,13 +1247,12 @@ class _Launch:
         self.jit, self.grid, self.block, self.stream, self.shared_mem = jit_fn, grid_, block, stream, shared_mem
 
     def __call__(self, *args):
-        kernel, pack = self.jit._kernel_for(args)
-        try:
-            packed = pack(*args)
-        except TypeError:
-            raise TypeError(f"{self.jit.__name__} takes {len(self.jit._parse().args.args)} arguments, "
-                            f"{len(args)} given") from None
-        kernel(self.grid, self.block, packed, self.shared_mem, self.stream)
+        # the specialisation key inline (the common launch: one dict lookup after it)
+        key = tuple([(a._hk_dtype, a.ndim, a._contiguous) if a.__class__ is ndarray else _arg_key(a)
+                     for a in args])
+        entry = self.jit._kernels.get(key)
+        kernel, pack = entry if entry is not None else self.jit._kernel_for(args)
+        kernel(self.grid, self.block, pack(*args), self.shared_mem, self.stream)
 
 
 class _ForAll:
