@@ -25,6 +25,7 @@ compiled; the generated C++ carries #line directives, so what the compiler says 
 """
 import ast
 import inspect
+import linecache
 import math
 import textwrap
 import threading
@@ -1127,10 +1128,37 @@ class JitFunction:
         self._configs = {}
         self._lock = threading.Lock()
 
+    def _source(self):
+        """(lines, first line number) of the function's definition, decorators included: read by
+        indentation from the file's cached lines (inspect's tokenizer costs milliseconds), inspect
+        only when that does not parse."""
+        code = self.fn.__code__
+        lines = linecache.getlines(code.co_filename)
+        start = code.co_firstlineno - 1
+        if 0 <= start < len(lines):
+            k = start
+            while k < len(lines) and lines[k].lstrip().startswith("@"):
+                k += 1
+            if k < len(lines) and lines[k].lstrip().startswith("def "):
+                indent = len(lines[k]) - len(lines[k].lstrip())
+                end = k + 1
+                while end < len(lines):
+                    text = lines[end].strip()
+                    if text and not text.startswith("#") and len(lines[end]) - len(lines[end].lstrip()) <= indent:
+                        break
+                    end += 1
+                block = lines[start:end]
+                try:
+                    ast.parse(textwrap.dedent("".join(block)))
+                    return block, start + 1
+                except SyntaxError:
+                    pass
+        return inspect.getsourcelines(self.fn)
+
     def _parse(self):
         if self._tree is None:
             try:
-                lines, first = inspect.getsourcelines(self.fn)
+                lines, first = self._source()
             except (OSError, TypeError) as e:
                 raise JitError(f"the source of {self.fn.__name__} cannot be read ({e}); @hipkit.jit needs "
                                f"functions defined in files") from None
