@@ -372,3 +372,14 @@ def test_generated_kernels_compile_for_each_vendor_target(target):
     for name, source in _generated_sources():
         program = hipkit.kernel.compile(source, target, name=name + ".hip")
         assert program.target == target and len(program.binary) > 0, name
+
+
+def test_the_example_runs():
+    """examples/python_kernels.py (the README's example of this section) exits 0: its results match NumPy."""
+    import os
+    import subprocess
+    import sys
+    example = os.path.join(os.path.dirname(THIS), "..", "..", "examples", "python_kernels.py")
+    done = subprocess.run([sys.executable, example], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "matches NumPy" in done.stdout
