@@ -383,3 +383,28 @@ def test_the_example_runs():
     done = subprocess.run([sys.executable, example], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "matches NumPy" in done.stdout
+
+
+@hipkit.jit
+def scale(x, k, out):
+    i = hipkit.grid(1)
+    if i < x.size:
+        out[i] = x[i] * k / 2
+
+
+def test_switching_specialisations_between_launches(rng):
+    """The C launch tries the specialisation launched last; arguments of another (dtype, ndim, contiguity,
+    an int where a float was) go by key to their own, every time."""
+    xf = rng.standard_normal(1000)
+    xi = rng.integers(-50, 50, 1000)
+    big = rng.standard_normal(2000)
+    cases = [(hipkit.asarray(xf), 3, xf * 3 / 2), (hipkit.asarray(xi), 3, xi * 3 / 2),
+             (hipkit.asarray(xf), 2.5, xf * 2.5 / 2), (hipkit.asarray(big)[::2], 3, big[::2] * 3 / 2),
+             (hipkit.asarray(xi), True, xi * 1 / 2), (hipkit.asarray(xf), 3, xf * 3 / 2)]
+    for _ in range(2):
+        for x, k, want in cases:
+            out = hipkit.full(1000, np.nan)
+            scale[4, 256](x, k, out)
+            np.testing.assert_allclose(out.get(), want, rtol=1e-12, err_msg=f"{x.dtype} {type(k).__name__}")
+    with pytest.raises(hipkit.JitError, match="takes 3 arguments but 2 were given"):
+        scale[4, 256](hipkit.asarray(xf), 3)

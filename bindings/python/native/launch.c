@@ -182,19 +182,18 @@ static void *kernel_for_device(PyObject *kernel)
     return PyLong_CheckExact(item) ? PyLong_AsVoidPtr(item) : NULL;
 }
 
-/* launch(kernel, grid, block, args, types, shared_mem, stream) -> hk_status,
- * or -1 when the call is not one handled here. kernel: see kernel_for_device;
- * stream: None or a hipkit.Stream. */
-static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+/* The launch both entries below make: argv = (kernel, grid, block, args, description, shared_mem, stream),
+ * the arguments packed by `packer` from args and the description. */
+static PyObject *launch_packed_by(PyObject *const *argv, Py_ssize_t argc,
+                                  Py_ssize_t (*packer)(PyObject *, PyObject *, unsigned char *))
 {
-    (void)self;
     if (argc != 7)
         return PyLong_FromLong(NOT_HANDLED);
     hk_dim3 grid, block;
     _Alignas(8) unsigned char buffer[HK_KERNEL_MAX_PARAMS * 8];
     if (!dimension(argv[1], &grid) || !dimension(argv[2], &block) || !PyLong_CheckExact(argv[5]))
         return PyLong_FromLong(NOT_HANDLED);
-    Py_ssize_t size = pack(argv[4], argv[3], buffer);
+    Py_ssize_t size = packer(argv[4], argv[3], buffer);
     void *kernel = kernel_for_device(argv[0]);
     unsigned long long shared = PyLong_AsUnsignedLongLong(argv[5]);
     int stream_ok = 0;
@@ -206,6 +205,93 @@ static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     hk_status status = hk_kernel_launch_packed((hk_kernel)kernel, grid, block, (size_t)shared, (hk_stream)stream,
                                                buffer, (size_t)size);
     return PyLong_FromLong(status);
+}
+
+/* launch(kernel, grid, block, args, types, shared_mem, stream) -> hk_status,
+ * or -1 when the call is not one handled here. kernel: see kernel_for_device;
+ * stream: None or a hipkit.Stream. */
+static PyObject *launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)self;
+    return launch_packed_by(argv, argc, pack);
+}
+
+/* @hipkit.jit's launches (bindings/python/hipkit/kernel/_jit.py): `sig` describes the arguments of one
+ * specialisation, one entry per Python argument: an hk_arg_type byte for a number (HK_ARG_INT64 takes an
+ * int, HK_ARG_BOOL True/False), HKP_JIT_FLOAT64 for a float64 that takes a Python float only (an int
+ * selects another specialisation), or HKP_JIT_ARRAY and two bytes (hk_dtype; ndim, | 0x80 when the
+ * specialisation is C-contiguous) for a hipkit array of exactly that dtype, ndim and contiguity, packed as
+ * its data pointer, its extents and, not contiguous, its strides in elements: the parameters the
+ * translator declares for it. Any other argument is not this specialisation's: -1. */
+#define HKP_JIT_ARRAY 0xF0
+#define HKP_JIT_FLOAT64 0xF1
+
+static Py_ssize_t pack_jit(PyObject *sig, PyObject *args, unsigned char *buffer)
+{
+    if (!PyBytes_CheckExact(sig) || !PyTuple_CheckExact(args))
+        return -1;
+    const unsigned char *t = (const unsigned char *)PyBytes_AS_STRING(sig);
+    const Py_ssize_t tn = PyBytes_GET_SIZE(sig), nargs = PyTuple_GET_SIZE(args);
+    Py_ssize_t ti = 0, ai = 0;
+    size_t offset = 0;
+    int params = 0;
+    while (ti < tn) {
+        if (ai >= nargs)
+            return -1;
+        PyObject *value = PyTuple_GET_ITEM(args, ai++);
+        const unsigned char code = t[ti++];
+        if (code == HKP_JIT_ARRAY) {
+            if (ti + 2 > tn || !hkp_is_array(value))
+                return -1;
+            const hkp_array *a = (const hkp_array *)value;
+            const int dtype = t[ti], ndim = t[ti + 1] & 0x7f, contiguous = t[ti + 1] >> 7;
+            ti += 2;
+            if (a->dtype != dtype || a->ndim != ndim || (a->contiguous != 0) != contiguous)
+                return -1;
+            params += 1 + ndim * (contiguous ? 1 : 2);
+            if (params > HK_KERNEL_MAX_PARAMS)
+                return -1;
+            offset = (offset + 7) / 8 * 8;
+            const unsigned long long address = (unsigned long long)(uintptr_t)a->data;
+            memcpy(buffer + offset, &address, 8);
+            offset += 8;
+            memcpy(buffer + offset, a->shape, 8 * (size_t)ndim);
+            offset += 8 * (size_t)ndim;
+            if (!contiguous) {
+                memcpy(buffer + offset, a->strides, 8 * (size_t)ndim);
+                offset += 8 * (size_t)ndim;
+            }
+            continue;
+        }
+        if (++params > HK_KERNEL_MAX_PARAMS)
+            return -1;
+        if (code == HKP_JIT_FLOAT64) {
+            if (!PyFloat_CheckExact(value))
+                return -1;
+            const double v = PyFloat_AS_DOUBLE(value);
+            offset = (offset + 7) / 8 * 8;
+            memcpy(buffer + offset, &v, 8);
+            offset += 8;
+            continue;
+        }
+        if (code > HK_ARG_BOOL || code == HK_ARG_POINTER)
+            return -1;
+        const size_t size = sizes[code];
+        offset = (offset + size - 1) / size * size;
+        if (!put(code, value, buffer + offset))
+            return -1;
+        offset += size;
+    }
+    return ai == nargs ? (Py_ssize_t)offset : -1;
+}
+
+/* jit_launch(kernel, grid, block, args, sig, shared_mem, stream) -> hk_status, or -1 when the call is
+ * not one handled here (arguments of another specialisation, an unusual grid, ...): as launch(), with
+ * the arguments packed by pack_jit. */
+static PyObject *jit_launch(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)self;
+    return launch_packed_by(argv, argc, pack_jit);
 }
 
 /* pack(types, args) -> bytes or None: the buffer launch() would pass (tests). */
@@ -226,6 +312,8 @@ static PyObject *pack_only(PyObject *self, PyObject *const *argv, Py_ssize_t arg
 PyMethodDef hkp_launch_methods_module[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Packed kernel launch (see launch.c)."},
     {"pack", (PyCFunction)(void (*)(void))pack_only, METH_FASTCALL, "The packed arguments (for tests)."},
+    {"jit_launch", (PyCFunction)(void (*)(void))jit_launch, METH_FASTCALL,
+     "@hipkit.jit's launch of one specialisation (see launch.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -32,8 +32,14 @@ import threading
 
 import numpy as np
 
-from ..array import ndarray
+from .._ffi import lib
+from ..array import _HK_DTYPE, ndarray
+from ..errors import check
+from ._launcher import _native
 from ._module import RawKernel
+
+_jit_launch = getattr(_native, "jit_launch", None)  # the launch of one specialisation in C (native/launch.c)
+_SIG_ARRAY, _SIG_FLOAT64, _SIG_NEVER = 0xF0, 0xF1, 0xFF
 
 __all__ = ["JitError", "jit", "grid", "gridsize", "syncthreads", "shared", "local", "atomic", "threadIdx",
            "blockIdx", "blockDim", "gridDim", "warpsize"]
@@ -1124,8 +1130,9 @@ class JitFunction:
         self.fn, self.device, self.__name__ = fn, device, fn.__name__
         self.__doc__, self.__wrapped__ = fn.__doc__, fn
         self._tree = None
-        self._kernels = {}  # specialisation key -> (RawKernel, packer)
+        self._kernels = {}  # specialisation key -> (RawKernel, packer, signature for the C launch)
         self._configs = {}
+        self._last = None  # (kernel handle(s), signature): the specialisation the C launch tries first
         self._lock = threading.Lock()
 
     def _source(self):
@@ -1244,7 +1251,24 @@ class JitFunction:
         source, _ = tr.emit(cname)
         full = _PRELUDE + "".join(program.functions) + source
         kernel = RawKernel(full, cname, param_types=tr.kernel_types)
-        return kernel, _packer(types)
+        return kernel, _packer(types), _signature(types)
+
+
+def _signature(types):
+    """The bytes native/launch.c's jit_launch checks the arguments against (see pack_jit there)."""
+    sig = bytearray()
+    for t in types:
+        if isinstance(t, _ArrayType):
+            sig += bytes([_SIG_ARRAY, _HK_DTYPE[np.dtype(t.dtype)], t.ndim | (0x80 if t.contiguous else 0)])
+        elif t == "int64":
+            sig.append(lib.HK_ARG_INT64)
+        elif t == "float64":
+            sig.append(_SIG_FLOAT64)
+        elif t == "bool":
+            sig.append(lib.HK_ARG_BOOL)
+        else:  # a NumPy scalar argument: its specialisation is found by key, in Python
+            sig.append(_SIG_NEVER)
+    return bytes(sig)
 
 
 def _packer(types):
@@ -1269,18 +1293,32 @@ def _packer(types):
 
 
 class _Launch:
+    """kernel[grid, block, stream, shared_mem]: launches. The common call (the arguments of the
+    specialisation launched last) is one C call, jit_launch, which checks each argument's dtype, ndim
+    and contiguity against that specialisation's signature and packs it; any other call finds its
+    specialisation by key here (translating and compiling it the first time)."""
+
     __slots__ = ("jit", "grid", "block", "stream", "shared_mem")
 
     def __init__(self, jit_fn, grid_, block, stream, shared_mem):
         self.jit, self.grid, self.block, self.stream, self.shared_mem = jit_fn, grid_, block, stream, shared_mem
 
     def __call__(self, *args):
-        # the specialisation key inline (the common launch: one dict lookup after it)
-        key = tuple([(a._hk_dtype, a.ndim, a._contiguous) if a.__class__ is ndarray else _arg_key(a)
-                     for a in args])
-        entry = self.jit._kernels.get(key)
-        kernel, pack = entry if entry is not None else self.jit._kernel_for(args)
+        last = self.jit._last
+        if last is not None:
+            status = _jit_launch(last[0], self.grid, self.block, args, last[1], self.shared_mem, self.stream)
+            if status == 0:
+                return
+            if status != -1:
+                check(status)
+        self._by_key(args)
+
+    def _by_key(self, args):
+        kernel, pack, sig = self.jit._kernel_for(args)
         kernel(self.grid, self.block, pack(*args), self.shared_mem, self.stream)
+        handles = getattr(kernel, "_handles", None)  # set by RawKernel's first launch
+        if _jit_launch is not None and isinstance(handles, (int, list)) and _SIG_NEVER not in sig:
+            self.jit._last = (handles, sig)
 
 
 class _ForAll:
@@ -1290,7 +1328,7 @@ class _ForAll:
         self.jit, self.n, self.stream, self.shared_mem = jit_fn, n, stream, shared_mem
 
     def __call__(self, *args):
-        kernel, pack = self.jit._kernel_for(args)
+        kernel, pack, _ = self.jit._kernel_for(args)
         kernel.launch_n(self.n, pack(*args), self.shared_mem, self.stream)
 
 
