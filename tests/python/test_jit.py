@@ -358,7 +358,9 @@ def _generated_sources():
              (transpose, (hipkit.zeros((6, 4))[::2], hipkit.zeros((4, 3)))),
              (constructs, (a64, i64, hipkit.zeros((8, 6)), hipkit.zeros((8, 7), dtype=np.int64), 4)),
              (three_d, (hipkit.zeros((2, 3, 4)), hipkit.zeros((2, 3)))),
-             (atomics, (a32, a32, a32, hipkit.zeros(1, dtype=np.uint64)))]
+             (atomics, (a32, a32, a32, hipkit.zeros(1, dtype=np.uint64))),
+             (special_values, (a32, a32, hipkit.zeros(8, dtype=np.int32))),
+             (special_values, (a64, a64, hipkit.zeros(8, dtype=np.int32)))]
     return [(fn.__name__, fn.inspect_source(*args)) for fn, args in cases]
 
 
@@ -408,3 +410,22 @@ def test_switching_specialisations_between_launches(rng):
             np.testing.assert_allclose(out.get(), want, rtol=1e-12, err_msg=f"{x.dtype} {type(k).__name__}")
     with pytest.raises(hipkit.JitError, match="takes 3 arguments but 2 were given"):
         scale[4, 256](hipkit.asarray(xf), 3)
+
+
+@hipkit.jit
+def special_values(x, out, flags):
+    i = hipkit.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i] = math.inf if v > 1.0 else (-math.inf if v < -1.0 else (math.nan if v == 0.0 else v))
+        flags[i] = 1 * math.isnan(out[i]) + 2 * math.isinf(out[i]) + 4 * math.isfinite(out[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_infinities_and_nans(dtype):
+    x = np.array([2.0, -2.0, 0.0, 0.5, -0.25], dtype)
+    out = hipkit.zeros(5, dtype=dtype)
+    flags = hipkit.zeros(5, dtype=np.int32)
+    special_values.forall(5)(hipkit.asarray(x), out, flags)
+    np.testing.assert_array_equal(out.get(), np.array([np.inf, -np.inf, np.nan, 0.5, -0.25], dtype))
+    np.testing.assert_array_equal(flags.get(), [2, 2, 1, 4, 4])

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..array import _HK_DTYPE, ndarray
 from ._elementwise import ElementwiseKernel
-from ._jit import _CTYPES, _PRELUDE, JitFunction, _Program, _WEAK_FLOAT, _WEAK_INT, _concrete
+from ._jit import _CTYPES, JitFunction, _prelude, _Program, _WEAK_FLOAT, _WEAK_INT, _concrete
 from ._module import RawKernel
 
 __all__ = ["fuse", "vectorize", "Fused"]
@@ -124,7 +124,8 @@ class Fused:
         body, rtype = tr.emit(cname)
         if rtype in (None, "void"):
             raise tr.error(tr.tree, f"{self.__name__} must return a number (the element of the result)")
-        device_code = _PRELUDE + "".join(program.functions) + body
+        code = "".join(program.functions) + body
+        device_code = _prelude(code) + code
         out_dtype = np.dtype(rtype)
         if out_dtype not in _HK_DTYPE:
             raise TypeError(f"{self.__name__} returns {rtype}, which no hipkit array holds")

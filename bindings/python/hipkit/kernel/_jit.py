@@ -179,10 +179,10 @@ def _dtype_of(value):
 
 # ------------------------------------------------------------------ the C++ every jit kernel starts with
 
-_PRELUDE = r"""#include <hipkit_device.h>
-#ifndef HKJ_PRELUDE
-#define HKJ_PRELUDE
-// the run-time compilers have no <math.h> macros
+# The C++ helpers generated code may call, each emitted only when the kernel's text names it (a smaller
+# source compiles faster): (the names that call for it, its C++), in dependency order.
+_HELPERS = (
+    (("HKJ_INF", "HKJ_NAN", "hkj_isinf", "hkj_isfinite"), r"""// the run-time compilers have no <math.h> macros
 #if defined(__CUDACC__)
 #define HKJ_INFF __int_as_float(0x7f800000)
 #define HKJ_NANF __int_as_float(0x7fc00000)
@@ -194,10 +194,12 @@ _PRELUDE = r"""#include <hipkit_device.h>
 #define HKJ_INF __builtin_huge_val()
 #define HKJ_NAN __builtin_nan("")
 #endif
-template <typename T> __device__ inline bool hkj_isnan(T x) { return x != x; }
+"""),
+    (("hkj_isnan", "hkj_isinf", "hkj_isfinite"), r"""template <typename T> __device__ inline bool hkj_isnan(T x) { return x != x; }
 template <typename T> __device__ inline bool hkj_isinf(T x) { return x == (T)HKJ_INF || x == -(T)HKJ_INF; }
 template <typename T> __device__ inline bool hkj_isfinite(T x) { return !hkj_isnan(x) && !hkj_isinf(x); }
-template <typename T> __device__ inline T hkj_floordiv(T a, T b)
+"""),
+    (('hkj_floordiv',), r"""template <typename T> __device__ inline T hkj_floordiv(T a, T b)
 {
     if (b == 0) return 0;
     T q = a / b;
@@ -206,7 +208,8 @@ template <typename T> __device__ inline T hkj_floordiv(T a, T b)
 }
 __device__ inline float hkj_floordiv(float a, float b) { return floorf(a / b); }
 __device__ inline double hkj_floordiv(double a, double b) { return floor(a / b); }
-template <typename T> __device__ inline T hkj_mod(T a, T b)
+"""),
+    (('hkj_mod',), r"""template <typename T> __device__ inline T hkj_mod(T a, T b)
 {
     if (b == 0) return 0;
     T r = a % b;
@@ -225,19 +228,23 @@ __device__ inline double hkj_mod(double a, double b)
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
-template <typename T> __device__ inline T hkj_ipow(T a, T b)
+"""),
+    (('hkj_ipow',), r"""template <typename T> __device__ inline T hkj_ipow(T a, T b)
 {
     if (b < 0) return (a == 1) ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
     T r = 1;
     while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
     return r;
 }
-template <typename T> __device__ inline T hkj_min(T a, T b) { return b < a ? b : a; }
+"""),
+    (('hkj_min', 'hkj_max'), r"""template <typename T> __device__ inline T hkj_min(T a, T b) { return b < a ? b : a; }
 template <typename T> __device__ inline T hkj_max(T a, T b) { return b > a ? b : a; }
-template <typename T> __device__ inline T hkj_abs(T a) { return a < 0 ? -a : a; }
+"""),
+    (('hkj_abs',), r"""template <typename T> __device__ inline T hkj_abs(T a) { return a < 0 ? -a : a; }
 __device__ inline float hkj_abs(float a) { return fabsf(a); }
 __device__ inline double hkj_abs(double a) { return fabs(a); }
-// atomics on the element types kernels use; min/max of floats as compare-and-swap loops
+"""),
+    (('hkj_atomic',), r"""// atomics on the element types kernels use; min/max of floats as compare-and-swap loops
 __device__ inline long long hkj_atomic_add(long long *p, long long v)
 { return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v); }
 __device__ inline unsigned long long hkj_atomic_add(unsigned long long *p, unsigned long long v) { return atomicAdd(p, v); }
@@ -290,8 +297,18 @@ __device__ inline unsigned long long hkj_atomic_cas(unsigned long long *p, unsig
 { return atomicCAS(p, c, v); }
 __device__ inline long long hkj_atomic_cas(long long *p, long long c, long long v)
 { return (long long)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }
-#endif
-"""
+"""),
+)
+
+
+def _prelude(code):
+    """hipkit_device.h and the helpers `code` calls."""
+    parts = ["#include <hipkit_device.h>\n"]
+    for names, text in _HELPERS:
+        if any(name in code for name in names):
+            parts.append(text)
+    return "".join(parts)
+
 
 # math functions: name -> (arity, float32 C name, float64 C name); integer arguments go as float64
 _MATH = {
@@ -1249,7 +1266,8 @@ class JitFunction:
         cname = self.__name__
         tr = self._translator(tuple(types), cname, program)
         source, _ = tr.emit(cname)
-        full = _PRELUDE + "".join(program.functions) + source
+        code = "".join(program.functions) + source
+        full = _prelude(code) + code
         kernel = RawKernel(full, cname, param_types=tr.kernel_types)
         return kernel, _packer(types), _signature(types)
 
