@@ -80,8 +80,9 @@ def __getattr__(name):
     if name == "kernel" or name in _KERNEL_NAMES:
         import importlib
         kernel = importlib.import_module(".kernel", __name__)  # lazy by design (see above)
-        globals().update({"kernel": kernel, **{n: getattr(kernel, n) for n in _KERNEL_NAMES}})
-        return globals()[name]
+        value = kernel if name == "kernel" else getattr(kernel, name)  # jit's names load _jit only now
+        globals().update({"kernel": kernel, name: value})
+        return value
     raise AttributeError(f"module 'hipkit' has no attribute {name!r}")
 
 

@@ -185,3 +185,8 @@ def vectorize(fn=None, *, name=None):
     if fn is None or isinstance(fn, (list, tuple, str)):  # @vectorize(['float32(float32)']): types from the call
         return lambda f: Fused(f, name)
     return Fused(fn, name)
+
+
+for _public in (fuse, vectorize, Fused):
+    _public.__module__ = "hipkit.kernel"  # the name users reach them by
+del _public

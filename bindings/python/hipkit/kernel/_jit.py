@@ -24,11 +24,11 @@ Anything else raises JitError naming the file and line of the Python it comes fr
 compiled; the generated C++ carries #line directives, so what the compiler says also points at Python.
 """
 import ast
-import inspect
 import linecache
 import math
 import textwrap
 import threading
+import types as _types
 
 import numpy as np
 
@@ -1142,7 +1142,7 @@ class JitFunction:
     launch it; kernel.forall(n)(args) picks the block size of best occupancy and a grid covering n."""
 
     def __init__(self, fn, device=False):
-        if not inspect.isfunction(fn):
+        if not isinstance(fn, _types.FunctionType):
             raise TypeError("hipkit.jit decorates a Python function")
         self.fn, self.device, self.__name__ = fn, device, fn.__name__
         self.__doc__, self.__wrapped__ = fn.__doc__, fn
@@ -1177,6 +1177,7 @@ class JitFunction:
                     return block, start + 1
                 except SyntaxError:
                     pass
+        import inspect  # the slow way, when reading by indentation did not parse (~20 ms to import)
         return inspect.getsourcelines(self.fn)
 
     def _parse(self):
@@ -1190,7 +1191,7 @@ class JitFunction:
             node = tree.body[0]
             if not isinstance(node, ast.FunctionDef):
                 raise JitError(f"{self.fn.__name__} is not a plain def")
-            self._filename = inspect.getsourcefile(self.fn) or "<jit>"
+            self._filename = self.fn.__code__.co_filename or "<jit>"
             self._first = first
             self._tree = node
         return self._tree
@@ -1356,3 +1357,8 @@ def jit(fn=None, *, device=False):
     if fn is None:
         return lambda f: JitFunction(f, device=device)
     return JitFunction(fn, device=device)
+
+
+for _public in (jit, JitError, JitFunction):
+    _public.__module__ = "hipkit.kernel"  # the name users reach them by
+del _public
