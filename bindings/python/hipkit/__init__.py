@@ -67,6 +67,7 @@ from numpy import (bool_, complex64, complex128, float16, float32, float64, int8
                    e, inf, nan, newaxis, pi)
 bool = bool_  # noqa: A001 (hipkit.bool, as numpy.bool)
 from . import random
+from ._config import show_config
 
 # User kernels load on first use (import speed: the run-time compiler's module and its templates are
 # not needed to do array math): hipkit.kernel, RawKernel, RawModule, ElementwiseKernel, ReductionKernel,
