@@ -69,6 +69,15 @@ HK_API hk_status hk_platform_get(hk_platform *platform);
 HK_API const char *hk_platform_name(hk_platform platform);
 /* Version of the vendor runtime the library talks to (e.g. 13000 for CUDA 13.0). */
 HK_API hk_status hk_runtime_version(int *version);
+/* Version of the vendor's driver (NVIDIA: the newest CUDA it supports, 13000 for 13.0; AMD:
+ * hipDriverGetVersion's number); 0 when no driver is installed. The test hook
+ * HIPKIT_TEST_DRIVER_VERSION=N reports N instead, and an N below the runtime's version makes discovery
+ * find no GPU with the sentence a driver that old gives (tests/python/test_config.py). */
+HK_API hk_status hk_driver_version(int *version);
+/* Why this process has no GPU, as a sentence a person can act on ("CUDA driver 12.2 found; this build
+ * needs 13.0 or newer (driver 580 or newer)", "cudaErrorNoDevice: no CUDA-capable device is detected");
+ * "" when it has one. Never NULL. */
+HK_API const char *hk_no_gpu_reason(void);
 
 /* ---------------------------------------------------------------- devices */
 

@@ -182,6 +182,20 @@ hk_status hk_runtime_version(int *version)
     return s == HK_SUCCESS ? hk__ok() : s;
 }
 
+hk_status hk_driver_version(int *version)
+{
+    if (!version)
+        return hk__fail(HK_ERROR_INVALID_ARGUMENT, "hk_driver_version", "version must not be NULL");
+    hk_status s = hk__kind_vendor()->driver_version("hk_driver_version", version);
+    return s == HK_SUCCESS ? hk__ok() : s;
+}
+
+const char *hk_no_gpu_reason(void)
+{
+    (void)hk__device_count(); /* discovery, once */
+    return gpu_count > 0 ? "" : no_gpu_reason;
+}
+
 hk_status hk_device_count(int *count)
 {
     if (!count)

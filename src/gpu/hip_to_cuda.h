@@ -41,6 +41,7 @@ typedef struct cudaDeviceProp hipDeviceProp_t; /* a struct tag in C */
 
 /* runtime and devices */
 #define hipRuntimeGetVersion cudaRuntimeGetVersion
+#define hipDriverGetVersion cudaDriverGetVersion
 #define hipGetDeviceCount cudaGetDeviceCount
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipSetDevice cudaSetDevice

@@ -86,6 +86,14 @@ hk_status hk__cpu_runtime_version(const char *fn, int *version)
     return HK_SUCCESS;
 }
 
+/* ... and no driver. */
+hk_status hk__cpu_driver_version(const char *fn, int *version)
+{
+    (void)fn;
+    *version = 0;
+    return HK_SUCCESS;
+}
+
 hk_status hk__cpu_activate(const char *fn, int device)
 {
     (void)fn, (void)device;

@@ -41,6 +41,7 @@ hk_status hk__cpu_wait_stream(const char *fn, void *stream);
 int hk__cpu_device_count(char *reason, size_t reason_size);
 hk_status hk__cpu_device_describe(const char *fn, int device, hk_device_info *info, hk__device_props *props);
 hk_status hk__cpu_runtime_version(const char *fn, int *version);
+hk_status hk__cpu_driver_version(const char *fn, int *version);
 hk_status hk__cpu_activate(const char *fn, int device);
 hk_status hk__cpu_free_memory(const char *fn, size_t *free_bytes);
 hk_status hk__cpu_synchronize(const char *fn);

@@ -8,6 +8,7 @@ const hk__kind hk__cpu_kind = {
     .device_count = hk__cpu_device_count,
     .device_describe = hk__cpu_device_describe,
     .runtime_version = hk__cpu_runtime_version,
+    .driver_version = hk__cpu_driver_version,
     .activate = hk__cpu_activate,
     .free_memory = hk__cpu_free_memory,
     .synchronize = hk__cpu_synchronize,

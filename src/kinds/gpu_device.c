@@ -1,6 +1,7 @@
 /* gpu_device.c: the GPU kind's devices (discovery, properties, activation, free memory, device-wide
  * synchronisation) and the sentence every failed vendor call becomes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds/gpu_internal.h"
@@ -39,10 +40,76 @@ hk_status hk__fail_gpu(int gpu_error, const char *function, const char *what)
                     hipGetErrorName(e), hipGetErrorString(e), hint);
 }
 
+/* HIPKIT_TEST_DRIVER_VERSION: a test hook standing for the driver's version (hk_driver_version). */
+static int faked_driver_version(int *version)
+{
+    const char *text = getenv("HIPKIT_TEST_DRIVER_VERSION");
+    if (!text || !*text)
+        return 0;
+    *version = atoi(text);
+    return 1;
+}
+
+/* The oldest driver that runs a CUDA major version (NVIDIA's release notes); 0 unknown. */
+static int driver_release_for(int cuda_major)
+{
+    return cuda_major >= 13 ? 580 : cuda_major == 12 ? 525 : cuda_major == 11 ? 450 : 0;
+}
+
+/* The sentence for a driver older than the runtime, into reason. */
+static void old_driver_reason(int driver, int runtime, char *reason, size_t reason_size)
+{
+#ifdef HIPKIT_PLATFORM_NVIDIA
+    const int release = driver_release_for(runtime / 1000);
+    if (driver > 0) {
+        char needs[48] = "";
+        if (release)
+            snprintf(needs, sizeof needs, " (driver %d or newer)", release);
+        snprintf(reason, reason_size, "CUDA driver %d.%d found; this build needs %d.%d or newer%s", driver / 1000,
+                 driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, needs);
+    } else {
+        snprintf(reason, reason_size, "no NVIDIA driver is installed; this build needs one for CUDA %d.%d or newer",
+                 runtime / 1000, runtime % 1000 / 10);
+    }
+#else
+    if (driver > 0)
+        snprintf(reason, reason_size, "HIP driver %d found; this build needs %d or newer", driver, runtime);
+    else
+        snprintf(reason, reason_size, "no AMD GPU driver (amdgpu / ROCm) is installed");
+#endif
+}
+
+hk_status hk__gpu_driver_version(const char *fn, int *version)
+{
+    if (faked_driver_version(version))
+        return HK_SUCCESS;
+    *version = 0;
+    hipError_t e = hipDriverGetVersion(version);
+    if (e == hipErrorInsufficientDriver || e == hipErrorNoDevice) { /* no driver: no version */
+        (void)hipGetLastError();
+        *version = 0;
+        return HK_SUCCESS;
+    }
+    return hk__gpu_check(fn, e, "hipDriverGetVersion");
+}
+
 int hk__gpu_device_count(char *reason, size_t reason_size)
 {
-    int count = 0;
+    int count = 0, driver = 0, runtime = 0;
+    const int faked = faked_driver_version(&driver);
+    if (faked && hipRuntimeGetVersion(&runtime) == hipSuccess && driver < runtime) {
+        old_driver_reason(driver, runtime, reason, reason_size);
+        return 0;
+    }
     hipError_t e = hipGetDeviceCount(&count);
+    if (e == hipErrorInsufficientDriver && hipRuntimeGetVersion(&runtime) == hipSuccess) {
+        (void)hipGetLastError();
+        if (!faked && hipDriverGetVersion(&driver) != hipSuccess)
+            driver = 0;
+        (void)hipGetLastError();
+        old_driver_reason(driver, runtime, reason, reason_size);
+        return 0;
+    }
     if (e != hipSuccess) {
         const char *name = hipGetErrorName(e), *text = hipGetErrorString(e);
         if (strcmp(name, text) == 0)

@@ -43,6 +43,7 @@ static inline hk_status hk__gpu_check(const char *fn, int error, const char *wha
 int hk__gpu_device_count(char *reason, size_t reason_size);
 hk_status hk__gpu_device_describe(const char *fn, int device, hk_device_info *info, hk__device_props *props);
 hk_status hk__gpu_runtime_version(const char *fn, int *version);
+hk_status hk__gpu_driver_version(const char *fn, int *version);
 hk_status hk__gpu_activate(const char *fn, int device);
 hk_status hk__gpu_free_memory(const char *fn, size_t *free_bytes);
 hk_status hk__gpu_synchronize(const char *fn);

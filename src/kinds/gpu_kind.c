@@ -17,6 +17,7 @@ const hk__kind hk__gpu_kind = {
     .device_count = hk__gpu_device_count,
     .device_describe = hk__gpu_device_describe,
     .runtime_version = hk__gpu_runtime_version,
+    .driver_version = hk__gpu_driver_version,
     .activate = hk__gpu_activate,
     .free_memory = hk__gpu_free_memory,
     .synchronize = hk__gpu_synchronize,

@@ -70,6 +70,8 @@ typedef struct hk__kind {
     hk_status (*device_describe)(const char *fn, int device, hk_device_info *info, hk__device_props *props);
     /* The vendor runtime's version (read from hk__kind_vendor() only). */
     hk_status (*runtime_version)(const char *fn, int *version);
+    /* The vendor driver's version, 0 without a driver (read from hk__kind_vendor() only). */
+    hk_status (*driver_version)(const char *fn, int *version);
     /* The calling thread's later vendor work goes to `device` (one of this kind's). */
     hk_status (*activate)(const char *fn, int device);
     /* Free memory of the active device. */

@@ -284,3 +284,20 @@ TEST_F(Device, RuntimeVersionIsPositive)
 }
 
 } // namespace
+
+TEST(DriverVersion, AndTheNoGpuSentence)
+{
+    EXPECT_HK_FAILS(HK_ERROR_INVALID_ARGUMENT, "hk_driver_version", hk_driver_version(nullptr));
+    int driver = -1, gpus = -1;
+    ASSERT_HK_OK(hk_driver_version(&driver));
+    EXPECT_GE(driver, 0);
+    ASSERT_HK_OK(hk_gpu_count(&gpus));
+    const char *reason = hk_no_gpu_reason();
+    ASSERT_NE(reason, nullptr);
+    if (gpus > 0) {
+        EXPECT_STREQ(reason, "");
+        EXPECT_GT(driver, 0); // a GPU needs a driver
+    } else {
+        EXPECT_GT(strlen(reason), 10u) << "no GPU, and no sentence saying why";
+    }
+}

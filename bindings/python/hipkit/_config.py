@@ -1,6 +1,6 @@
 """hipkit.show_config() and `python -m hipkit`: what this installation is and what it found, in one
 report: hipkit's version and build (platform, the GPU architectures its kernels were compiled for), the
-vendor runtime and run-time compiler versions, whether the vendor BLAS loads, every device with its
+vendor runtime, driver and run-time compiler versions, why there is no GPU when there is none, whether the vendor BLAS loads, every device with its
 architecture and whether the build has code for it, the kernel cache folder and its size, the memory
 pools' statistics, and the HIPKIT_* settings in the environment."""
 import os
@@ -9,6 +9,15 @@ from ._build import GPU_TARGETS, PLATFORM
 from ._ffi import ffi, lib
 from .errors import check
 from .device import Device, device_count, platform, pool_stats, runtime_version, version
+
+
+def _driver():
+    version_ = ffi.new("int *")
+    check(lib.hk_driver_version(version_))
+    v = version_[0]
+    if v == 0:
+        return "none installed"
+    return f"CUDA driver {v // 1000}.{v % 1000 // 10}" if platform() == "nvidia" else f"HIP driver {v}"
 
 
 def _rtc():
@@ -87,7 +96,8 @@ def config():
                         "code": _code_for(arch) if info["kind"] == "gpu" else "host code"})
     folder, size, files = _cache()
     return {"hipkit": version(), "platform": PLATFORM, "gpu_targets": list(GPU_TARGETS),
-            "runtime": _runtime(), "run-time compiler": _rtc(), "vendor BLAS": _blas(), "devices": devices,
+            "runtime": _runtime(), "driver": _driver(), "run-time compiler": _rtc(),
+            "no GPU because": ffi.string(lib.hk_no_gpu_reason()).decode(errors="replace"), "vendor BLAS": _blas(), "devices": devices,
             "kernel cache": {"folder": folder, "files": files, "bytes": size},
             "pools": {d["device"]: pool_stats(d["device"]) for d in devices},
             "settings": {k: v for k, v in sorted(os.environ.items()) if k.startswith("HIPKIT_")}}
@@ -99,9 +109,12 @@ def show_config(file=None):
     targets = ", ".join(f"sm_{t}" if t.isdigit() else t for t in c["gpu_targets"]) or "none"
     lines = [f"hipkit {c['hipkit']} ({c['platform']} build; GPU kernels for {targets})",
              f"  runtime:            {c['runtime']}",
+             f"  driver:             {c['driver']}",
              f"  run-time compiler:  {c['run-time compiler']}",
              f"  vendor BLAS:        {c['vendor BLAS']}",
              "  devices:"]
+    if c["no GPU because"]:
+        lines.append(f"    no GPU: {c['no GPU because']}")
     for d in c["devices"]:
         lines.append(f"    {d['device']}: {d['name']} ({d['kind']}, {d['arch']}, {d['memory_gib']} GiB): {d['code']}")
     cache = c["kernel cache"]
