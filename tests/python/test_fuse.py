@@ -98,3 +98,39 @@ def test_refusals():
         axpbyc(1.0, np.zeros(3), x, 1.0, x)
     with pytest.raises(TypeError, match="at least one hipkit array"):
         axpbyc(1.0, 2.0, 3.0, 4.0, 5.0)
+
+
+@hipkit.reduce(identity=0)
+def add_reduce(a, b):
+    return a + b
+
+
+@hipkit.reduce(identity=-math.inf)
+def max_reduce(a, b):
+    return a if a > b else b
+
+
+@hipkit.reduce(identity=1)
+def mul_mod(a, b):
+    return (a * b) % 1000003
+
+
+@pytest.mark.parametrize("n", [0, 1, 255, 256, 8193, 1 << 20])
+def test_reduce_matches_numpy(rng, n):
+    x = rng.standard_normal(n)
+    got = add_reduce(hipkit.asarray(x))
+    assert got.shape == () and got.dtype == np.float64
+    np.testing.assert_allclose(float(got), x.sum(), rtol=1e-9, atol=1e-9)
+    assert float(max_reduce(hipkit.asarray(x))) == (x.max() if n else -np.inf)
+    xi = rng.integers(1, 1000, n)
+    want = 1
+    for v in xi.tolist():
+        want = want * v % 1000003
+    assert int(mul_mod(hipkit.asarray(xi))) == want
+
+
+def test_reduce_refusals():
+    with pytest.raises(TypeError, match="needs identity="):
+        hipkit.reduce(lambda a, b: a + b)
+    with pytest.raises(TypeError, match="reduces a hipkit array"):
+        add_reduce(np.zeros(3))

@@ -74,7 +74,7 @@ from ._config import show_config
 # and the names of kernels written in Python (@hipkit.jit, hipkit.grid, ...).
 _KERNEL_NAMES = ("ElementwiseKernel", "RawKernel", "RawModule", "ReductionKernel", "jit", "JitError", "grid",
                  "gridsize", "syncthreads", "shared", "local", "atomic", "threadIdx", "blockIdx", "blockDim",
-                 "gridDim", "warpsize", "fuse", "vectorize")
+                 "gridDim", "warpsize", "fuse", "vectorize", "reduce")
 
 
 def __getattr__(name):

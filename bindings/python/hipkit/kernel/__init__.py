@@ -46,7 +46,7 @@ del _public
 
 _JIT_NAMES = ("JitError", "atomic", "blockDim", "blockIdx", "grid", "gridDim", "gridsize", "jit", "local", "shared",
               "syncthreads", "threadIdx", "warpsize")
-_FUSE_NAMES = ("fuse", "vectorize")
+_FUSE_NAMES = ("fuse", "vectorize", "reduce")
 
 
 def __getattr__(name):

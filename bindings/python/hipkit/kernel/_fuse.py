@@ -23,10 +23,11 @@ import numpy as np
 
 from ..array import _HK_DTYPE, ndarray
 from ._elementwise import ElementwiseKernel
-from ._jit import _CTYPES, JitFunction, _prelude, _Program, _WEAK_FLOAT, _WEAK_INT, _concrete
+from ._jit import _CTYPES, JitFunction, _literal, _prelude, _Program, _WEAK_FLOAT, _WEAK_INT, _concrete
+from ._reduction import ReductionKernel
 from ._module import RawKernel
 
-__all__ = ["fuse", "vectorize", "Fused"]
+__all__ = ["fuse", "vectorize", "reduce", "Fused", "Reduced"]
 
 # elements per thread of the dense kernel (each thread's are blockDim apart: every access coalesced)
 _PER_THREAD = 4
@@ -170,6 +171,65 @@ class Fused:
         return f"<hipkit.fuse {self.__name__}>"
 
 
+class Reduced:
+    """A binary Python function (the @hipkit.jit subset) as a reduction over every element of an array,
+    with `identity` its neutral element, the value of an empty reduction (see hipkit.reduce)."""
+
+    def __init__(self, fn, identity, name=None):
+        if not isinstance(identity, (bool, int, float, np.bool_, np.integer, np.floating)):
+            raise TypeError(f"hipkit.reduce: identity must be a number (the neutral element of "
+                            f"{getattr(fn, '__name__', 'the function')}), not {type(identity).__name__}")
+        self._jit = JitFunction(fn, device=True)
+        self.identity = identity
+        self.__name__ = name or fn.__name__
+        self.__doc__, self.__wrapped__ = fn.__doc__, fn
+        self._kernels = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, x, *, out=None, stream=None):
+        """The reduction of every element of hipkit array x, as a 0-d hipkit array (out= to write one)."""
+        if not isinstance(x, ndarray):
+            raise TypeError(f"{self.__name__}: reduces a hipkit array, not {type(x).__name__}")
+        kernel = self._kernels.get(x._hk_dtype)
+        if kernel is None:
+            with self._lock:
+                kernel = self._kernels.get(x._hk_dtype)
+                if kernel is None:
+                    kernel = self._kernels[x._hk_dtype] = self._build(np.dtype(x.dtype).name)
+        return kernel(x, out=out, stream=stream) if out is not None else kernel(x, stream=stream)
+
+    def _build(self, dtype):
+        if dtype not in _CTYPES:
+            raise TypeError(f"{self.__name__}: arrays of {dtype} are not supported in reductions yet")
+        program = _Program()
+        cname = f"hkj_{self.__name__}"
+        tr = self._jit._translator((dtype, dtype), cname, program)
+        body, rtype = tr.emit(cname)
+        if rtype != dtype:
+            raise tr.error(tr.tree, f"{self.__name__} of two {dtype} values returns {rtype}; a reduction's "
+                                    f"function returns its arguments' type (cast with hipkit.{dtype}(...))")
+        code = "".join(program.functions) + body
+        identity = _literal(self.identity, dtype)
+        preamble = (_prelude(code + identity) + code).replace("#include <hipkit_device.h>", "")
+        return ReductionKernel(f"{dtype} x", f"{dtype} y", "x", f"{cname}(a, b)", "y = a", identity,
+                               f"reduce_{self.__name__}", preamble=preamble)
+
+    def __repr__(self):
+        return f"<hipkit.reduce {self.__name__}>"
+
+
+def reduce(fn=None, *, identity=None, name=None):
+    """@hipkit.reduce(identity=...): a binary function f(a, b) (associative and commutative, the @hipkit.jit
+    subset) as a reduction over every element of an array: r(x) is f folded over x, a 0-d array; identity
+    is f's neutral element (0 for a sum, 1 for a product, -inf for a max), the value of an empty array."""
+    if identity is None:
+        raise TypeError("hipkit.reduce needs identity= (the neutral element: 0 for a sum, 1 for a product, "
+                        "-inf for a maximum): @hipkit.reduce(identity=0)")
+    if fn is None:
+        return lambda f: Reduced(f, identity, name)
+    return Reduced(fn, identity, name)
+
+
 def fuse(fn=None, *, kernel_name=None):
     """@hipkit.fuse: fn (a scalar function of the @hipkit.jit subset) as one elementwise kernel over its
     array arguments, with NumPy broadcasting (cupy.fuse's decorator)."""
@@ -187,6 +247,6 @@ def vectorize(fn=None, *, name=None):
     return Fused(fn, name)
 
 
-for _public in (fuse, vectorize, Fused):
+for _public in (fuse, vectorize, reduce, Fused, Reduced):
     _public.__module__ = "hipkit.kernel"  # the name users reach them by
 del _public
