@@ -254,11 +254,25 @@ __device__ inline float hkj_atomic_add(float *p, float v) { return atomicAdd(p, 
 __device__ inline double hkj_atomic_add(double *p, double v) { return atomicAdd(p, v); }
 __device__ inline int hkj_atomic_max(int *p, int v) { return atomicMax(p, v); }
 __device__ inline unsigned int hkj_atomic_max(unsigned int *p, unsigned int v) { return atomicMax(p, v); }
-__device__ inline long long hkj_atomic_max(long long *p, long long v) { return atomicMax(p, v); }
+// signed 64-bit max/min as compare-and-swap loops (HIP before 6 has no atomicMax/Min(long long *))
+template <typename Better> __device__ inline long long hkj_atomic_int64(long long *p, long long v, Better better)
+{
+    unsigned long long *q = (unsigned long long *)p;
+    unsigned long long old = *q, assumed;
+    do {
+        assumed = old;
+        if (!better(v, (long long)assumed)) return (long long)assumed;
+        old = atomicCAS(q, assumed, (unsigned long long)v);
+    } while (old != assumed);
+    return (long long)old;
+}
+struct hkj_gt64 { __device__ bool operator()(long long a, long long b) const { return a > b; } };
+struct hkj_lt64 { __device__ bool operator()(long long a, long long b) const { return a < b; } };
+__device__ inline long long hkj_atomic_max(long long *p, long long v) { return hkj_atomic_int64(p, v, hkj_gt64()); }
 __device__ inline unsigned long long hkj_atomic_max(unsigned long long *p, unsigned long long v) { return atomicMax(p, v); }
 __device__ inline int hkj_atomic_min(int *p, int v) { return atomicMin(p, v); }
 __device__ inline unsigned int hkj_atomic_min(unsigned int *p, unsigned int v) { return atomicMin(p, v); }
-__device__ inline long long hkj_atomic_min(long long *p, long long v) { return atomicMin(p, v); }
+__device__ inline long long hkj_atomic_min(long long *p, long long v) { return hkj_atomic_int64(p, v, hkj_lt64()); }
 __device__ inline unsigned long long hkj_atomic_min(unsigned long long *p, unsigned long long v) { return atomicMin(p, v); }
 // the bits of a float as an unsigned integer and back (the vendors' intrinsics: no memcpy in device code)
 __device__ inline unsigned int hkj_bits(float v) { return __float_as_uint(v); }
