@@ -14,3 +14,5 @@ PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/library_bench.py" "$bu
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/kernel_bench.py" "$build"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/percall_bench.py" "$build"
 PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/import_bench.py" "$build"
+PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/dtype_bench.py" "$build"
+PYTHONPATH="$build/python:${PYTHONPATH:-}" python3 "$here/fuse_bench.py"
