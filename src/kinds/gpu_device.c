@@ -79,30 +79,46 @@ static void old_driver_reason(int driver, int runtime, char *reason, size_t reas
 #endif
 }
 
+/* The runtime's version; the one built against when the runtime cannot say (no driver at all). */
+static int runtime_version_or_built(void)
+{
+    int runtime = 0;
+    if (hipRuntimeGetVersion(&runtime) == hipSuccess && runtime > 0)
+        return runtime;
+    (void)hipGetLastError();
+#if defined(HIPKIT_PLATFORM_NVIDIA) && defined(CUDART_VERSION)
+    return CUDART_VERSION;
+#elif defined(HIP_VERSION)
+    return HIP_VERSION;
+#else
+    return 0;
+#endif
+}
+
+/* Any failure to read the driver's version means there is no usable driver: 0, not an error. */
 hk_status hk__gpu_driver_version(const char *fn, int *version)
 {
+    (void)fn;
     if (faked_driver_version(version))
         return HK_SUCCESS;
     *version = 0;
-    hipError_t e = hipDriverGetVersion(version);
-    if (e == hipErrorInsufficientDriver || e == hipErrorNoDevice) { /* no driver: no version */
-        (void)hipGetLastError();
+    if (hipDriverGetVersion(version) != hipSuccess || *version < 0)
         *version = 0;
-        return HK_SUCCESS;
-    }
-    return hk__gpu_check(fn, e, "hipDriverGetVersion");
+    (void)hipGetLastError();
+    return HK_SUCCESS;
 }
 
 int hk__gpu_device_count(char *reason, size_t reason_size)
 {
-    int count = 0, driver = 0, runtime = 0;
+    int count = 0, driver = 0;
     const int faked = faked_driver_version(&driver);
-    if (faked && hipRuntimeGetVersion(&runtime) == hipSuccess && driver < runtime) {
+    const int runtime = runtime_version_or_built();
+    if (faked && driver < runtime) {
         old_driver_reason(driver, runtime, reason, reason_size);
         return 0;
     }
     hipError_t e = hipGetDeviceCount(&count);
-    if (e == hipErrorInsufficientDriver && hipRuntimeGetVersion(&runtime) == hipSuccess) {
+    if (e == hipErrorInsufficientDriver && runtime > 0) {
         (void)hipGetLastError();
         if (!faked && hipDriverGetVersion(&driver) != hipSuccess)
             driver = 0;
