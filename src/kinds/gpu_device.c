@@ -50,11 +50,13 @@ static int faked_driver_version(int *version)
     return 1;
 }
 
+#ifdef HIPKIT_PLATFORM_NVIDIA
 /* The oldest driver that runs a CUDA major version (NVIDIA's release notes); 0 unknown. */
 static int driver_release_for(int cuda_major)
 {
     return cuda_major >= 13 ? 580 : cuda_major == 12 ? 525 : cuda_major == 11 ? 450 : 0;
 }
+#endif
 
 /* The sentence for a driver older than the runtime, into reason. */
 static void old_driver_reason(int driver, int runtime, char *reason, size_t reason_size)
