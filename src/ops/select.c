@@ -10,43 +10,19 @@
 #include "core/device.h"
 #include "core/handles.h"
 #include "kinds/kind.h"
+#include "ops/dense.h"
 #include "ops/scratch.h"
 #include "ops/view_check.h"
 
-static int is_c_contiguous(const hk_array *a)
-{
-    int64_t step = 1;
-    for (int k = a->ndim - 1; k >= 0; k--) {
-        if (a->shape[k] == 0)
-            return 1;
-        if (a->shape[k] != 1 && a->strides[k] != step)
-            return 0;
-        step *= a->shape[k];
-    }
-    return 1;
-}
-
-/* The data of `a` in C order: its own when contiguous, else a contiguous copy in *copy (scratch on
- * vendor_stream, filled by hk_copy_array on stream). */
-static hk_status flatten(const char *fn, const hk_array *a, int64_t n, void **copy, const void **data, hk_stream stream,
+/* `a`'s data as a C-order run of its elements: itself when contiguous, else a scratch copy in *copy
+ * (src/ops/dense.c). */
+static hk_status flatten(const char *fn, const hk_array *a, void **copy, const void **data, hk_stream stream,
                          void *vendor_stream)
 {
-    *copy = NULL;
-    *data = a->data;
-    if (is_c_contiguous(a))
-        return HK_SUCCESS;
-    size_t item = 0;
-    HK_TRY(hk_dtype_size(a->dtype, &item));
-    HK_TRY(hk__scratch_alloc(fn, copy, (size_t)n * item, vendor_stream));
-    *data = *copy;
-    hk_array packed = *a; /* a's shape over the scratch, C-contiguous: hk_copy_array takes equal shapes */
-    packed.data = *copy;
-    int64_t step = 1;
-    for (int k = a->ndim - 1; k >= 0; k--) {
-        packed.strides[k] = step;
-        step *= a->shape[k] > 1 ? a->shape[k] : 1;
-    }
-    return hk_copy_array(a, &packed, stream);
+    hk_array dense;
+    HK_TRY(hk__dense(fn, a, true, &dense, copy, stream, vendor_stream));
+    *data = dense.data;
+    return HK_SUCCESS;
 }
 
 static hk_status check_mask(const char *fn, const hk_array *mask, size_t *count, uintptr_t *first, uintptr_t *last)
@@ -65,14 +41,14 @@ static int ranges_meet(uintptr_t a_first, uintptr_t a_last, uintptr_t b_first, u
 
 /* The mask's data in C order (flattened first when it is not contiguous), then the kind's compaction
  * with the scratch it asks for. args has everything but mask set. */
-static hk_status compact(const char *fn, const hk_array *mask, int64_t n, const hk_array *in, hkk_compact_args *args,
+static hk_status compact(const char *fn, const hk_array *mask, const hk_array *in, hkk_compact_args *args,
                          hk_stream stream, void *vendor_stream)
 {
     void *mask_copy = NULL, *in_copy = NULL, *scratch = NULL;
     const void *in_data = NULL;
-    hk_status s = flatten(fn, mask, n, &mask_copy, &args->mask, stream, vendor_stream);
+    hk_status s = flatten(fn, mask, &mask_copy, &args->mask, stream, vendor_stream);
     if (s == HK_SUCCESS && in) {
-        s = flatten(fn, in, n, &in_copy, &in_data, stream, vendor_stream);
+        s = flatten(fn, in, &in_copy, &in_data, stream, vendor_stream);
         args->in = in_data;
     }
     const hk__kind *kind = hk__kind_current();
@@ -156,7 +132,7 @@ hk_status hk_mask_select(const hk_array *in, const hk_array *mask, const hk_arra
     args.item_bytes = (int)item;
     args.out = out->data;
     args.out_stride = out->strides[0];
-    return compact(fn, mask, (int64_t)n, in, &args, stream, vendor_stream);
+    return compact(fn, mask, in, &args, stream, vendor_stream);
 }
 
 hk_status hk_mask_positions(const hk_array *mask, const hk_array *out, hk_stream stream)
@@ -209,5 +185,5 @@ hk_status hk_mask_positions(const hk_array *mask, const hk_array *out, hk_stream
         args.rows[d] = (int64_t *)out->data + (int64_t)d * out->strides[0];
         args.row_strides[d] = out->strides[1];
     }
-    return compact(fn, mask, (int64_t)n, NULL, &args, stream, vendor_stream);
+    return compact(fn, mask, NULL, &args, stream, vendor_stream);
 }
