@@ -5,6 +5,8 @@ eager, all in one run:
   (a) a * x + y * b - c over five float32 arrays of 2^26 elements (5 reads, 1 write);
   (b) a 10-operation chain of two arrays (2 reads, 1 write);
   (c) the same small expression in a loop over 1000-element arrays: µs per iteration, fused and eager.
+Each also in lazy mode (`with hipkit.lazy():` around the eager expression, its kernel compiled before
+timing): what a program gets without writing a decorator.
 
 Medians of event-timed repeats after warm-up ((a), (b)); wall clock over 5000 iterations and one
 synchronize ((c)). Results are checked against NumPy. Nothing is asserted about speed.
@@ -42,6 +44,17 @@ def eager_chain10(xp, x, y):
     return ((((x * 1.5 + y) * 0.5 - x) / (y * y + 1.0)) + xp.sin(x) - xp.exp(-y * y) + x * y) * 2.0 - 1.0
 
 
+def lazy(expression):
+    """The eager expression run in lazy mode: recorded, then one fused kernel at the block's end."""
+    def run(*args):
+        with hipkit.lazy(background=False):
+            return expression(hipkit, *args)
+    return run
+
+
+lazy_axpbyc, lazy_chain10 = lazy(eager_axpbyc), lazy(eager_chain10)
+
+
 def import_peers():
     peers = {}
     try:
@@ -77,7 +90,9 @@ def big(peers, rng):
     got = axpbyc(*dev)
     np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=1e-5)
     rows = [("hipkit.fuse", median_ms(lambda: axpbyc(*dev), start, stop, elapsed)),
+            ("hipkit lazy", median_ms(lambda: lazy_axpbyc(*dev), start, stop, elapsed)),
             ("hipkit eager", median_ms(lambda: eager_axpbyc(hipkit, *dev), start, stop, elapsed))]
+    np.testing.assert_allclose(lazy_axpbyc(*dev).get(), want, rtol=1e-5, atol=1e-5)
     if "cupy" in peers:
         cp = peers["cupy"]
         cdev = [cp.asarray(h) for h in host]
@@ -100,7 +115,9 @@ def big(peers, rng):
     np.testing.assert_allclose(chain10(dx, dy).get(), want, rtol=1e-4, atol=1e-4)
     one_pass = 3 * N * 4 / (copy * 1e9) * 1e3
     rows = [("hipkit.fuse", median_ms(lambda: chain10(dx, dy), start, stop, elapsed)),
+            ("hipkit lazy", median_ms(lambda: lazy_chain10(dx, dy), start, stop, elapsed)),
             ("hipkit eager", median_ms(lambda: eager_chain10(hipkit, dx, dy), start, stop, elapsed))]
+    np.testing.assert_allclose(lazy_chain10(dx, dy).get(), want, rtol=1e-4, atol=1e-4)
     if "cupy" in peers:
         cp = peers["cupy"]
         cx, cy = cp.asarray(x), cp.asarray(y)
@@ -137,8 +154,10 @@ def small(rng):
     sync = hipkit.Device(0).synchronize
     fused = loop_us(lambda: axpbyc(*dev), sync)
     eager = loop_us(lambda: eager_axpbyc(hipkit, *dev), sync)
+    lazy_loop = loop_us(lambda: lazy_axpbyc(*dev), sync)
     print(f"\n(c) the same expression on 1000-element arrays, µs per iteration (5000 in a loop)\n"
-          f"    hipkit.fuse {fused:8.2f}    hipkit eager {eager:8.2f}    fused / eager {fused / eager:5.2f}")
+          f"    hipkit.fuse {fused:8.2f}    hipkit eager {eager:8.2f}    fused / eager {fused / eager:5.2f}\n"
+          f"    hipkit lazy {lazy_loop:8.2f}    lazy / eager {lazy_loop / eager:5.2f}")
 
 
 def main():

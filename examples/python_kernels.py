@@ -1,6 +1,7 @@
 """python_kernels.py: kernels written in Python. The Numba-style vector add (@hipkit.jit with
 hipkit.grid(1)) over a million elements, a block-wise sum in shared memory, and a chained expression
-fused into one kernel (hipkit.fuse), each checked against NumPy. Exit status 1 if a result is wrong.
+fused into one kernel (hipkit.fuse, and the same expression written plainly in lazy mode: hipkit.lazy), each
+checked against NumPy. Exit status 1 if a result is wrong.
 
     python3 examples/python_kernels.py
 
@@ -69,9 +70,19 @@ def main():
     got = axpbyc(d_a, hipkit.asarray(x), hipkit.asarray(y), d_b, hipkit.asarray(c)).get()
     ok_fuse = np.allclose(got, a * x + y * b - c, rtol=1e-5, atol=1e-5)
     print(f"hipkit.fuse a * x + y * b - c as one kernel: {'matches NumPy' if ok_fuse else 'WRONG'}")
+
+    # Lazy mode: the same expression written plainly, recorded and run as one kernel at the block's end.
+    d_x, d_y, d_cc = hipkit.asarray(x), hipkit.asarray(y), hipkit.asarray(c)
+    for _ in range(2):  # the first time its kernel compiles (and it runs op by op); then it runs fused
+        before = hipkit.lazy.stats()["fused"]
+        with hipkit.lazy(background=False):
+            d = d_a * d_x + d_y * d_b - d_cc
+    ok_lazy = hipkit.lazy.stats()["fused"] == before + 1 and np.allclose(d.get(), a * x + y * b - c, rtol=1e-5,
+                                                                          atol=1e-5)
+    print(f"with hipkit.lazy(): a * x + y * b - c ran as one kernel: {'matches NumPy' if ok_lazy else 'WRONG'}")
     print("the generated C++ of vector_add_kernel (the end):")
     print("\n".join(vector_add_kernel.inspect_source(d_a, d_b, d_c).splitlines()[-8:]))
-    return 0 if ok and ok_sum and ok_fuse else 1
+    return 0 if ok and ok_sum and ok_fuse and ok_lazy else 1
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ LAYERS = [
     "hipkit.kernel._jit",
     "hipkit.kernel._fuse",
     "hipkit.kernel",
+    "hipkit._lazy",                # lazy mode: elementwise expressions recorded and fused (loaded on first use)
     "hipkit",                      # installs ndarray.__array_namespace__ (the namespace is the package itself)
     "hipkit.__main__",             # python -m hipkit
 ]
@@ -174,6 +175,7 @@ def imported_alone():
     """Module -> the run importing it alone, every module of LAYERS at once (each in its own interpreter)."""
     package_dir = str(Path(hipkit.__file__).resolve().parents[1])  # the hipkit this run tests
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_dir, os.environ.get("PYTHONPATH")])))
+    env.pop("HIPKIT_LAZY", None)  # each module alone, as a plain import loads it
     runs = {module: subprocess.Popen([sys.executable, "-c", _ALONE, module], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env) for module in LAYERS}
     yield runs
@@ -223,6 +225,10 @@ def test_user_kernels_load_on_first_use():
             "assert k is hipkit.kernel.RawKernel and hipkit.ElementwiseKernel is hipkit.kernel.ElementwiseKernel\n"
             "assert 'kernel' in dir(hipkit)\n"
             "try:\n    hipkit.no_such_name\nexcept AttributeError as e:\n    assert 'no_such_name' in str(e)\n"
+            "assert 'hipkit._lazy' not in sys.modules\n"
+            "hipkit.lazy\n"
+            "assert 'hipkit._lazy' in sys.modules and hipkit.set_lazy is sys.modules['hipkit._lazy'].set_lazy\n"
             "print('ok')\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "HIPKIT_LAZY"}  # HIPKIT_LAZY=1 loads lazy mode at import
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr

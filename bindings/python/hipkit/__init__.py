@@ -33,6 +33,7 @@ _layout, array, interop, the op families of _ops, ops, _array_api, linalg, rando
 last; tests/python/test_package_layers.py holds the order). ndarray's methods and operators are installed
 by the module that implements them, once it has defined them.
 """
+import os as _os
 import sys as _sys
 
 from .errors import (CompileError, HipkitError, InternalError, InvalidArgumentError, InvalidDeviceError,
@@ -77,7 +78,17 @@ _KERNEL_NAMES = ("ElementwiseKernel", "RawKernel", "RawModule", "ReductionKernel
                  "gridDim", "warpsize", "fuse", "vectorize", "reduce")
 
 
+# Lazy mode (hipkit._lazy: elementwise expressions fused into one kernel) loads on first use too, or at
+# import with HIPKIT_LAZY=1.
+_LAZY_NAMES = ("lazy", "set_lazy")
+
+
 def __getattr__(name):
+    if name in _LAZY_NAMES:
+        import importlib
+        _lazy = importlib.import_module("._lazy", __name__)  # on first use, by design (above)
+        globals().update({n: getattr(_lazy, n) for n in _LAZY_NAMES})
+        return globals()[name]
     if name == "kernel" or name in _KERNEL_NAMES:
         import importlib
         kernel = importlib.import_module(".kernel", __name__)  # lazy by design (see above)
@@ -88,7 +99,10 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | {"kernel", *_KERNEL_NAMES})
+    return sorted(set(globals()) | {"kernel", *_KERNEL_NAMES, *_LAZY_NAMES})
 
 # The version of the library actually loaded, not of the header it was built against.
 __version__ = _library_version()
+
+if _os.environ.get("HIPKIT_LAZY", "").strip():
+    from . import _lazy  # noqa: E402 (which reads the value: HIPKIT_LAZY=1 records in every thread from the start)

@@ -4,6 +4,7 @@ import atexit
 import numbers
 
 from ._ffi import ffi, lib
+from ._native import settle as _settle  # lazy mode's pending ops run before any wait (hipkit._lazy)
 from .errors import InvalidDeviceError, NoDeviceError, check
 
 
@@ -169,6 +170,7 @@ class Device:
 
     def synchronize(self):
         """Wait for all work on this device."""
+        _settle()
         with self:
             check(lib.hk_device_synchronize())
 
@@ -255,10 +257,12 @@ class Stream(_Handle):
         return Device._of(_out("int", lib.hk_stream_get_device, self._handle))
 
     def synchronize(self):
+        _settle()
         check(lib.hk_stream_synchronize(self._handle))
 
     def query(self):
         """True when all work queued so far is done."""
+        _settle()
         return _done(lib.hk_stream_query(self._handle))
 
     def wait_event(self, event):
@@ -278,14 +282,17 @@ class Event(_Handle):
 
     def record(self, stream=None):
         """Record on `stream` (None: the default stream); returns self."""
+        _settle()
         check(lib.hk_event_record(self._handle, _stream_handle(stream)))
         return self
 
     def synchronize(self):
+        _settle()
         check(lib.hk_event_synchronize(self._handle))
 
     def query(self):
         """True when the work recorded before this event is done."""
+        _settle()
         return _done(lib.hk_event_query(self._handle))
 
     def elapsed_ms(self, end):

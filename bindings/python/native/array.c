@@ -211,6 +211,8 @@ static PyObject *get_base(PyObject *self, void *closure)
 static PyObject *get_data(PyObject *self, void *closure)
 {
     (void)closure;
+    if (hkp_settle() < 0)
+        return NULL;
     hkp_array *a = (hkp_array *)self;
     if (!a->cdata) {
         if (!hkp.make_pointer) {
@@ -229,6 +231,8 @@ static PyObject *get_data(PyObject *self, void *closure)
 static PyObject *get_address(PyObject *self, void *closure)
 {
     (void)closure;
+    if (hkp_settle() < 0)
+        return NULL;
     return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)((hkp_array *)self)->data);
 }
 
@@ -380,6 +384,8 @@ static PyObject *array_item(PyObject *self, PyObject *const *argv, Py_ssize_t ar
     hkp_array *a = (hkp_array *)self;
     int device = 0;
     _Alignas(16) unsigned char v[16];
+    if (hkp_settle() < 0)
+        return NULL;
     if (argc || a->size != 1 || !a->np_dtype || hk_device_get(&device) != HK_SUCCESS || device != a->device ||
         hk_memcpy_dtoh(v, a->data, (size_t)a->itemsize) != HK_SUCCESS)
     {
@@ -581,6 +587,8 @@ static PyObject *array_copy(PyObject *self, PyObject *const *args, Py_ssize_t na
     hkp_array *a = (hkp_array *)self;
     PyObject *stream_object;
     int ok = 0;
+    if (hkp_settle() < 0)
+        return NULL;
     if (a->np_dtype && stream_argument(args, nargs, kwnames, 0, &stream_object)) {
         hk_stream stream = (hk_stream)hkp_stream_handle(stream_object, &ok);
         PyObject *result = ok ? copy_into(a, NULL, a->dtype, stream) : NULL;
@@ -598,6 +606,8 @@ static PyObject *array_astype(PyObject *self, PyObject *const *args, Py_ssize_t 
     hkp_array *a = (hkp_array *)self;
     PyObject *dtype_object = nargs >= 1 ? args[0] : NULL, *copy = nargs >= 2 ? args[1] : Py_True,
              *stream_object = nargs >= 3 ? args[2] : Py_None;
+    if (hkp_settle() < 0)
+        return NULL;
     int ok = a->np_dtype && dtype_object && nargs <= 3;
     for (Py_ssize_t i = 0; ok && kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
@@ -632,6 +642,8 @@ static PyObject *array_get(PyObject *self, PyObject *const *args, Py_ssize_t nar
 {
     hkp_array *a = (hkp_array *)self;
     int device = 0;
+    if (hkp_settle() < 0)
+        return NULL;
     if (!nargs && !kwnames && a->np_dtype && a->contiguous && hkp.host_empty && hk_device_get(&device) == HK_SUCCESS &&
         device == a->device) {
         PyObject *shape = get_shape(self, NULL);
@@ -811,7 +823,7 @@ static PyObject *array_subscript(PyObject *self, PyObject *key)
 {
     if (self->ob_type == hkp.ndarray) {
         PyObject *view = basic_index((hkp_array *)self, key);
-        if (!view && !PyErr_Occurred())
+        if (!view && !PyErr_Occurred() && hkp_settle() == 0) /* reads data: what lazy mode holds runs first */
             view = take_index((hkp_array *)self, key);
         if (!view && !PyErr_Occurred())
             view = mask_index((hkp_array *)self, key);
@@ -919,6 +931,8 @@ static int put_assign(hkp_array *a, PyObject *key, PyObject *value)
 
 static int array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
+    if (hkp_settle() < 0)
+        return -1;
     PyObject *target = value && self->ob_type == hkp.ndarray ? basic_index((hkp_array *)self, key) : NULL;
     int done = value && !target && self->ob_type == hkp.ndarray &&
                (mask_assign((hkp_array *)self, key, value) || put_assign((hkp_array *)self, key, value));

@@ -259,6 +259,8 @@ static PyObject *creation_call(PyObject *callable, PyObject *const *args, size_t
     Creation *c = (Creation *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (c->kind == CONCATENATE) { /* (arrays, axis=0, out=None, dtype=None) */
+        if (hkp_settle() < 0)
+            return NULL;
         static PyObject *zero;
         if (!zero && !(zero = PyLong_FromLong(0)))
             return NULL;

@@ -274,6 +274,20 @@ static PyObject *ufunc_call(PyObject *callable, PyObject *const *args, size_t na
     } else {
         ok = nargs == 2 && !kwnames && f->arity == 2;
     }
+    if (ok && hkp.lazy_threads && f->mode != 2 && f->arity <= 2 && !out && stream == Py_None) {
+        /* lazy mode: recorded (a pending array) unless the recorder hands it back (NotImplemented) */
+        PyObject *op = PyLong_FromLong(f->op);
+        if (!op)
+            return NULL;
+        PyObject *stack[3] = {op, f->mode == 3 ? args[1] : args[0], f->mode == 3 ? args[0] : args[1]};
+        PyObject *recorded = PyObject_Vectorcall(hkp.lazy_record, stack, (size_t)(1 + f->arity), NULL);
+        Py_DECREF(op);
+        if (recorded != Py_NotImplemented)
+            return recorded;
+        Py_DECREF(recorded);
+    }
+    if (hkp_settle() < 0)
+        return NULL;
     if (ok) {
         PyObject *result;
         if (f->mode == 3) {

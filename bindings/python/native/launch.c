@@ -187,6 +187,8 @@ static void *kernel_for_device(PyObject *kernel)
 static PyObject *launch_packed_by(PyObject *const *argv, Py_ssize_t argc,
                                   Py_ssize_t (*packer)(PyObject *, PyObject *, unsigned char *))
 {
+    if (hkp_settle() < 0) /* a kernel reads and writes arrays: what lazy mode holds runs first */
+        return NULL;
     if (argc != 7)
         return PyLong_FromLong(NOT_HANDLED);
     hk_dim3 grid, block;

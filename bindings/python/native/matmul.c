@@ -99,6 +99,8 @@ static PyObject *dispatch(PyObject *x1, PyObject *x2, PyObject *stream_object)
 
 static PyObject *matmul_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    if (hkp_settle() < 0)
+        return NULL;
     Matmul *m = (Matmul *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *stream = Py_None;

@@ -165,6 +165,56 @@ static PyObject *set_exiting(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+int hkp_settle_slow(void)
+{
+    hkp.lazy_pending = 0; /* the flush itself runs ops through these entries */
+    if (!hkp.lazy_flush)
+        return 0;
+    PyObject *r = PyObject_CallNoArgs(hkp.lazy_flush);
+    if (!r)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* lazy_configure(record, flush): lazy mode's two functions (hipkit/_lazy.py), once. */
+static PyObject *lazy_configure(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)module;
+    if (argc != 2 || !PyCallable_Check(argv[0]) || !PyCallable_Check(argv[1])) {
+        PyErr_SetString(PyExc_TypeError, "lazy_configure(record, flush)");
+        return NULL;
+    }
+    Py_XSETREF(hkp.lazy_record, Py_NewRef(argv[0]));
+    Py_XSETREF(hkp.lazy_flush, Py_NewRef(argv[1]));
+    Py_RETURN_NONE;
+}
+
+/* lazy_state(threads, pending): how many threads record, and whether anything waits to run. */
+static PyObject *lazy_state(PyObject *module, PyObject *const *argv, Py_ssize_t argc)
+{
+    (void)module;
+    if (argc != 2 || !PyLong_Check(argv[0]) || !PyLong_Check(argv[1])) {
+        PyErr_SetString(PyExc_TypeError, "lazy_state(threads, pending)");
+        return NULL;
+    }
+    int threads = (int)PyLong_AsLong(argv[0]), pending = (int)PyLong_AsLong(argv[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    hkp.lazy_threads = threads > 0 && hkp.lazy_record ? threads : 0;
+    hkp.lazy_pending = pending != 0 && hkp.lazy_flush;
+    Py_RETURN_NONE;
+}
+
+/* settle(): runs what lazy mode holds, if anything (before a synchronisation). */
+static PyObject *settle(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    if (hkp_settle() < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 /* current_device() -> the calling thread's hipkit device (hk_device_get), without cffi's box and call
  * (about 0.5 us on a slow host). */
 static PyObject *current_device(PyObject *module, PyObject *unused)
@@ -182,6 +232,11 @@ static PyMethodDef methods[] = {
     {"exiting", set_exiting, METH_NOARGS, "Interpreter exit: arrays' memory is left to the process exit."},
     {"fallback_count", fallback_count, METH_NOARGS, "Calls handed to the Python path so far (tests)."},
     {"current_device", current_device, METH_NOARGS, "The calling thread's hipkit device (hk_device_get)."},
+    {"settle", settle, METH_NOARGS, "Runs what lazy mode holds, if anything."},
+    {"lazy_configure", (PyCFunction)(void (*)(void))lazy_configure, METH_FASTCALL,
+     "lazy_configure(record, flush): lazy mode's functions (hipkit/_lazy.py)."},
+    {"lazy_state", (PyCFunction)(void (*)(void))lazy_state, METH_FASTCALL,
+     "lazy_state(threads, pending): threads recording elementwise ops; whether recorded ops wait to run."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -53,9 +53,23 @@ typedef struct {
     PyObject *dtype_codes;                       /* what dtype= may be (np.dtype, np.float32, "float32", float) -> code */
     PyObject *host_empty;                        /* numpy.empty: the host arrays get() makes */
     int exiting; /* interpreter exit: memory is left to the process exit */
+    /* Lazy mode (hipkit/_lazy.py): lazy_threads, how many threads record elementwise ops (then every
+     * elementwise call asks lazy_record first); lazy_pending, whether recorded ops wait to run (then every
+     * other entry that reads or writes array data calls lazy_flush first: hkp_settle). */
+    int lazy_threads, lazy_pending;
+    PyObject *lazy_record, *lazy_flush;
 } hkp_config;
 
 extern hkp_config hkp;
+
+/* Runs what lazy mode has recorded (lazy_flush); -1 with a Python error set when that fails. */
+int hkp_settle_slow(void);
+/* Every entry here that reads or writes array data, and is not an elementwise op being recorded, calls
+ * this first: then ops run in the order the program issued them, as without lazy mode. */
+static inline int hkp_settle(void)
+{
+    return hkp.lazy_pending ? hkp_settle_slow() : 0;
+}
 
 static inline int hkp_is_array(PyObject *o)
 {

@@ -137,6 +137,8 @@ static int reduce_keyword(PyObject *name, PyObject *value, void *state)
 
 static PyObject *reduction_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    if (hkp_settle() < 0)
+        return NULL;
     Reduction *r = (Reduction *)callable;
     PyObject *axis, *stream;
     struct reduce_keywords k = {r, 0, 0};

@@ -77,6 +77,8 @@ static int scan_keyword(PyObject *name, PyObject *value, void *state)
 
 static PyObject *scan_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    if (hkp_settle() < 0)
+        return NULL;
     Scan *s = (Scan *)callable;
     PyObject *axis, *stream;
     if (hkp_axis_arguments(args, PyVectorcall_NARGS(nargsf), kwnames, Py_None, &axis, &stream, scan_keyword, NULL)) {
@@ -172,6 +174,8 @@ static int sort_keyword(PyObject *name, PyObject *value, void *state)
 
 static PyObject *sorting_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    if (hkp_settle() < 0)
+        return NULL;
     Sorting *q = (Sorting *)callable;
     static PyObject *minus_one;
     if (!minus_one && !(minus_one = PyLong_FromLong(-1)))

@@ -131,21 +131,29 @@ class Fused:
         if out_dtype not in _HK_DTYPE:
             raise TypeError(f"{self.__name__} returns {rtype}, which no hipkit array holds")
         # the dense kernel: every array C-contiguous of the result's shape
-        params, ptypes, call = [], [], []
+        params, ptypes, call, tile, loads = [], [], [], [], []
         for i, (t, k) in enumerate(zip(types, kinds)):
             ct = _CTYPES[_concrete(t)]
             if isinstance(k, tuple):
                 params.append(f"const {ct} *__restrict__ in{i}")
                 ptypes.append("pointer")
                 call.append(f"in{i}[j]")
+                tile.append(f"v{i}[k]")
+                loads.append(f"            {ct} v{i}[{_PER_THREAD}];\n")
+                loads.append(f"#pragma unroll\n            for (int k = 0; k < {_PER_THREAD}; k++)\n"
+                             f"                v{i}[k] = in{i}[base + k * step];\n")
             else:
                 params.append(f"{ct} in{i}")
                 ptypes.append(_concrete(t))
                 call.append(f"in{i}")
+                tile.append(f"in{i}")
         rct = _CTYPES[rtype]
         params += [f"{rct} *__restrict__ out", "long long n"]
         ptypes += ["pointer", "int64"]
         name = f"fused_{self.__name__}"
+        # A full tile loads every element of it first, then computes: the loads are in flight together
+        # while the math runs (an expression heavy in math is then still at memory speed); the last,
+        # partial tile checks each element.
         dense_source = (
             f"{device_code}\n"
             f'extern "C" __global__ void {name}({", ".join(params)})\n{{\n'
@@ -153,12 +161,17 @@ class Fused:
             f"    const long long stride = (long long)gridDim.x * step * {_PER_THREAD};\n"
             f"    for (long long base = (long long)blockIdx.x * step * {_PER_THREAD} + threadIdx.x; base < n; "
             f"base += stride) {{\n"
+            f"        if (base + {_PER_THREAD - 1} * step < n) {{\n"
+            f"{''.join(loads)}"
             f"#pragma unroll\n"
-            f"        for (int k = 0; k < {_PER_THREAD}; k++) {{\n"
-            f"            const long long j = base + k * step;\n"
-            f"            if (j < n)\n"
-            f"                out[j] = ({rct}){cname}({', '.join(call)});\n"
-            f"        }}\n    }}\n}}\n")
+            f"            for (int k = 0; k < {_PER_THREAD}; k++)\n"
+            f"                out[base + k * step] = ({rct}){cname}({', '.join(tile)});\n"
+            f"        }} else {{\n"
+            f"            for (int k = 0; k < {_PER_THREAD}; k++) {{\n"
+            f"                const long long j = base + k * step;\n"
+            f"                if (j < n)\n"
+            f"                    out[j] = ({rct}){cname}({', '.join(call)});\n"
+            f"            }}\n        }}\n    }}\n}}\n")
         dense = RawKernel(dense_source, name, param_types=ptypes)
         # the general call: ElementwiseKernel broadcasts (and gathers strided views)
         in_params = ", ".join(f"{_concrete(t)} x{i}" for i, t in enumerate(types))
