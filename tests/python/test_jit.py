@@ -429,3 +429,62 @@ def test_infinities_and_nans(dtype):
     special_values.forall(5)(hipkit.asarray(x), out, flags)
     np.testing.assert_array_equal(out.get(), np.array([np.inf, -np.inf, np.nan, 0.5, -0.25], dtype))
     np.testing.assert_array_equal(flags.get(), [2, 2, 1, 4, 4])
+
+
+_CACHED_MODULE = """
+import hipkit
+SCALE = {scale}
+
+@hipkit.jit
+def scaled(x, n):
+    i = hipkit.grid(1)
+    if i < n:
+        x[i] = x[i] * SCALE + 1.0
+"""
+
+_CACHED_CHILD = r"""
+import importlib, sys
+import numpy as np
+import hipkit
+from hipkit.kernel import _jit
+hipkit.kernel.set_cache_dir(sys.argv[2])
+sys.path.insert(0, sys.argv[1])
+translated = []
+emit = _jit._Translator.emit
+def counting(self, *args):
+    translated.append(1)
+    return emit(self, *args)
+_jit._Translator.emit = counting
+module = importlib.import_module("cached_jit_module")
+x = hipkit.asarray(np.arange(8, dtype=np.float32))
+module.scaled.forall(8)(x, 8)
+print(len(translated), x.get().tolist())
+"""
+
+
+def test_a_new_process_reuses_the_translation_and_a_changed_constant_does_not(tmp_path):
+    """The translation's disk cache: the second process launching the same kernel translates nothing; a
+    global constant changed in the source is another translation (the key holds the values it reads)."""
+    import subprocess
+    import sys
+    cache = tmp_path / "cache"
+    cache.mkdir()
+
+    def run(scale):
+        (tmp_path / "cached_jit_module.py").write_text(_CACHED_MODULE.format(scale=scale))
+        done = subprocess.run([sys.executable, "-c", _CACHED_CHILD, str(tmp_path), str(cache)],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        count, values = done.stdout.split(" ", 1)
+        return int(count), eval(values)  # noqa: S307 (a list of floats printed by the child)
+
+    want = lambda s: [i * s + 1.0 for i in range(8)]  # noqa: E731
+    assert run(2.0) == (1, want(2.0))
+    assert run(2.0) == (0, want(2.0))  # from the cache: no translation
+    assert len(list((cache / "jit").iterdir())) == 1
+    assert run(3.0) == (1, want(3.0))  # SCALE changed: translated again, the right result
+    assert run(3.0) == (0, want(3.0))
+    # an entry whose key does not match (a damaged or colliding file) is translated again, not trusted
+    for entry in (cache / "jit").iterdir():
+        entry.write_text("not the key\n\0\npointer\nnot C++")
+    assert run(3.0) == (1, want(3.0))

@@ -29,35 +29,37 @@ a line of C++, in the manner of CuPy's, with NumPy broadcasting over inputs.
 #   _reduction    ReductionKernel
 #   _jit          @hipkit.jit: kernels written in Python, translated to HIP C++
 #   _fuse         hipkit.fuse / hipkit.vectorize: scalar Python functions as one elementwise kernel
-# _jit and _fuse load on first use of one of their names (they need ast and inspect, ~25 ms to import,
-# which a RawKernel user's new process should not pay).
+# _elementwise, _reduction, _jit and _fuse load on first use of one of their names (a RawKernel or
+# @hipkit.jit user's new process should not pay for what it does not use: the first cache hit is timed).
 from ._compile import Program, compile, default_target, get_cache_dir, rtc_version, set_cache_dir
 from ._args import _ARG, _Pointer, _arg_type, _layout, _pack_checked  # noqa: F401 (the tests use these)
 from ._launcher import _make_launcher  # noqa: F401
 from ._module import RawKernel, RawModule
-from ._elementwise import ElementwiseKernel
-from ._reduction import ReductionKernel
 
 # The public names keep the module they had before the split, hipkit.kernel (reprs, help()).
-for _public in (Program, compile, default_target, get_cache_dir, rtc_version, set_cache_dir, RawKernel, RawModule,
-                ElementwiseKernel, ReductionKernel):
+for _public in (Program, compile, default_target, get_cache_dir, rtc_version, set_cache_dir, RawKernel, RawModule):
     _public.__module__ = __name__
 del _public
 
+# The templates load on first use too (a @hipkit.jit or RawKernel user's new process skips them).
+_TEMPLATE_NAMES = {"ElementwiseKernel": "._elementwise", "ReductionKernel": "._reduction"}
 _JIT_NAMES = ("JitError", "atomic", "blockDim", "blockIdx", "grid", "gridDim", "gridsize", "jit", "local", "shared",
               "syncthreads", "threadIdx", "warpsize")
 _FUSE_NAMES = ("fuse", "vectorize", "reduce")
 
 
 def __getattr__(name):
-    if name in _JIT_NAMES or name in _FUSE_NAMES:
+    if name in _JIT_NAMES or name in _FUSE_NAMES or name in _TEMPLATE_NAMES:
         import importlib
-        module = importlib.import_module("._jit" if name in _JIT_NAMES else "._fuse", __name__)  # lazy (above)
+        where = _TEMPLATE_NAMES.get(name) or ("._jit" if name in _JIT_NAMES else "._fuse")
+        module = importlib.import_module(where, __name__)  # lazy (above)
         value = getattr(module, name)
+        if name in _TEMPLATE_NAMES:
+            value.__module__ = __name__
         globals()[name] = value
         return value
     raise AttributeError(f"module 'hipkit.kernel' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_JIT_NAMES) | set(_FUSE_NAMES))
+    return sorted(set(globals()) | set(_JIT_NAMES) | set(_FUSE_NAMES) | set(_TEMPLATE_NAMES))

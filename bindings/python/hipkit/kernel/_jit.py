@@ -24,6 +24,7 @@ Anything else raises JitError naming the file and line of the Python it comes fr
 compiled; the generated C++ carries #line directives, so what the compiler says also points at Python.
 """
 import ast
+import builtins
 import linecache
 import math
 import textwrap
@@ -36,6 +37,7 @@ from .._ffi import lib
 from ..array import _HK_DTYPE, ndarray
 from ..errors import check
 from ._launcher import _native
+from ._compile import get_cache_dir
 from ._module import RawKernel
 
 _jit_launch = getattr(_native, "jit_launch", None)  # the launch of one specialisation in C (native/launch.c)
@@ -1277,14 +1279,124 @@ class JitFunction:
                 types.append(_ArrayType(dtype, a.ndim, a._contiguous))
             else:
                 types.append(k)
-        program = _Program()
         cname = self.__name__
-        tr = self._translator(tuple(types), cname, program)
-        source, _ = tr.emit(cname)
-        code = "".join(program.functions) + source
-        full = _prelude(code) + code
-        kernel = RawKernel(full, cname, param_types=tr.kernel_types)
+        cached = _translation_cache_path(self, tuple(types))
+        translated = _read_translation(cached)
+        if translated is None:
+            program = _Program()
+            tr = self._translator(tuple(types), cname, program)
+            source, _ = tr.emit(cname)
+            code = "".join(program.functions) + source
+            translated = (_prelude(code) + code, tr.kernel_types)
+            _write_translation(cached, translated)
+        kernel = RawKernel(translated[0], cname, param_types=translated[1])
         return kernel, _packer(types), _signature(types)
+
+
+# ---------------------------------------------------------------- the translation's disk cache
+# A new process launching a kernel the cache holds skips the parse and the translation as well as the
+# compile: the C++ is kept in the cache folder (jit/<checksum>.txt), keyed by everything it depends on — this
+# translator (this file's bytes), the function's source lines and where they stand (the #line
+# directives), the argument types, and the global values it can read: numbers (compile-time constants),
+# modules, builtins, classes and functions by name, @hipkit.jit(device=True) functions by their own key.
+# A function reading anything else (a closure, a list, another Python function) is translated each time.
+
+_TRANSLATOR = []  # sha256 of this file, read once
+
+
+def _value_key(value, depth):
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return ("number", type(value).__name__, repr(value))
+    if isinstance(value, _types.ModuleType):
+        return ("module", value.__name__, getattr(value, "__version__", ""))
+    if isinstance(value, JitFunction):
+        return ("jit", _function_key(value, depth + 1))
+    if isinstance(value, type) or callable(value) and not isinstance(value, _types.FunctionType):
+        return ("object", getattr(value, "__module__", ""), getattr(value, "__qualname__", repr(type(value))))
+    return None
+
+
+def _function_key(jit_fn, depth=0):
+    """The parts of jit_fn's translation key that are its own (source and globals), or None."""
+    fn = jit_fn.fn
+    if depth > 8 or fn.__closure__ or fn.__defaults__ or fn.__kwdefaults__:
+        return None
+    try:
+        lines, first = jit_fn._source()
+    except (OSError, TypeError):
+        return None
+    parts = [fn.__code__.co_filename, first, "".join(lines), jit_fn.device]
+    names = set(fn.__code__.co_names)
+    for const in fn.__code__.co_consts:  # nested code (a comprehension, ...): its names too
+        if isinstance(const, _types.CodeType):
+            return None
+    g = fn.__globals__
+    for name in sorted(names):
+        if name in g:
+            key = _value_key(g[name], depth)
+            if key is None:
+                return None
+            parts.append((name, key))
+        elif not hasattr(builtins, name):
+            parts.append((name, "attribute"))  # an attribute's name (x.shape, hipkit.grid)
+    return parts
+
+
+def _translation_cache_path(jit_fn, types):
+    """(file, key text) of this translation in the cache folder, or None. The file's name is a checksum of
+    the key (the key's bytes as one integer, modulo a 61-bit prime: no module to import; hashlib would cost
+    a new process ~6 ms, more than a translation); the file holds the key itself, compared when read."""
+    import os
+    try:
+        folder = get_cache_dir()
+    except Exception:
+        return None
+    if folder is None:
+        return None
+    parts = _function_key(jit_fn)
+    if parts is None:
+        return None
+    if not _TRANSLATOR:
+        stat = os.stat(__file__)  # this translator: a changed file is another translator
+        _TRANSLATOR.append(f"{stat.st_size}:{stat.st_mtime_ns}")
+    key = repr((_TRANSLATOR[0], parts, [t.key() if isinstance(t, _ArrayType) else t for t in types]))
+    data = key.encode()
+    checksum = int.from_bytes(data, "little") % ((1 << 61) - 1)
+    return os.path.join(folder, "jit", f"{checksum:016x}-{len(data)}.txt"), key
+
+
+_SEPARATOR = "\n\0\n"  # between the key (one line: a repr) and the entry
+
+
+def _read_translation(cached):
+    if cached is None:
+        return None
+    path, key = cached
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, ValueError):
+        return None  # not there, or unreadable: translate again
+    stored, _, entry = text.partition(_SEPARATOR)
+    if stored != key or not entry:
+        return None  # another translation under the same checksum: translated again, then replaced
+    param_types, _, source = entry.partition("\n")
+    return source, tuple(param_types.split())
+
+
+def _write_translation(cached, translated):
+    if cached is None:
+        return
+    import os
+    path, key = cached
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(f"{key}{_SEPARATOR}{' '.join(translated[1])}\n{translated[0]}")
+        os.replace(temporary, path)  # whole or not at all, for a process reading it meanwhile
+    except OSError:
+        pass  # a cache that cannot be written is only slower
 
 
 def _signature(types):
