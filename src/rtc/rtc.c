@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,11 +172,14 @@ miss:
 }
 
 /* Writes through a temporary file and a rename, so readers never see half an
- * entry. Failure to write only costs the next process a compile. */
+ * entry. The temporary's name is unique per process and per write (the pid and a
+ * process-wide serial), so threads writing the same entry at once never share one.
+ * Failure to write only costs the next process a compile. */
 static void cache_write(const char *path, const char *key, size_t key_length, const void *binary, size_t size)
 {
+    static atomic_ulong serial;
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.%ld.%lu.tmp", path, (long)getpid(), atomic_fetch_add(&serial, 1));
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return;

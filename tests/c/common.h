@@ -357,6 +357,7 @@ class CacheFolder
                 files.push_back(entry.path());
         return files;
     }
+    const std::filesystem::path &path() const { return path_; }
 
   private:
     std::filesystem::path path_;

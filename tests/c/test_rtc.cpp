@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
+#include <vector>
 
 namespace
 {
@@ -253,6 +255,44 @@ TEST(Cache, ADamagedEntryIsRebuiltNotLoaded)
         ASSERT_HK_OK(hk_program_compile(&hit.handle, kSaxpy, "saxpy.hip", nullptr, 0, kTarget));
         EXPECT_EQ(is_cached(hit.handle), 1);
     }
+}
+
+TEST(Cache, ThreadsWritingOneEntryAtOnceLeaveItWholeAndNoTemporaries)
+{
+    // Eight threads compile one new source at once: each writes the entry through its own temporary
+    // file (pid and a process-wide serial in the name), so the entry is whole and none is left over.
+    CacheFolder cache;
+    const std::string source = "// " + std::to_string(hktest::fresh_seed()) + "\n" + kSaxpy;
+    constexpr int kThreads = 8;
+    std::vector<Program> programs(kThreads);
+    std::vector<hk_status> status(kThreads, HK_ERROR_INTERNAL);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++)
+        threads.emplace_back([&, t] {
+            status[t] = hk_program_compile(&programs[t].handle, source.c_str(), "saxpy.hip", nullptr, 0, kTarget);
+        });
+    for (auto &thread : threads)
+        thread.join();
+    const void *first = nullptr;
+    size_t first_size = 0;
+    for (int t = 0; t < kThreads; t++) {
+        ASSERT_EQ(status[t], HK_SUCCESS) << "thread " << t;
+        const void *binary;
+        size_t size;
+        ASSERT_HK_OK(hk_program_get_binary(programs[t].handle, &binary, &size));
+        if (t == 0) {
+            first = binary, first_size = size;
+        } else {
+            ASSERT_EQ(size, first_size);
+            EXPECT_EQ(std::memcmp(binary, first, size), 0) << "thread " << t;
+        }
+    }
+    EXPECT_EQ(cache.entries().size(), 1u);
+    for (const auto &entry : fs::directory_iterator(cache.path()))
+        EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+    Program hit;
+    ASSERT_HK_OK(hk_program_compile(&hit.handle, source.c_str(), "saxpy.hip", nullptr, 0, kTarget));
+    EXPECT_EQ(is_cached(hit.handle), 1) << "the entry written by the threads is whole";
 }
 
 TEST(Cache, OffMeansNoEntriesAndNoHits)
