@@ -20,15 +20,25 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hipkitConfig.cmake ${CMAKE_CURRENT_BIN
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/hipkit)
 
 if(HIPKIT_PLATFORM STREQUAL "nvidia")
-  set(HIPKIT_PC_PRIVATE_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lpthread -lstdc++")
+  set(HIPKIT_PC_PRIVATE_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm")
 else()
   get_filename_component(_hip_dir ${HIPKIT_AMDHIP64} DIRECTORY)
-  set(HIPKIT_PC_PRIVATE_LIBS "-L${_hip_dir} -lamdhip64 -lpthread -lstdc++")
+  set(HIPKIT_PC_PRIVATE_LIBS "-L${_hip_dir} -lamdhip64 -ldl -lpthread -lstdc++ -lm")
 endif()
 if(OpenMP_CXX_FOUND)
   string(APPEND HIPKIT_PC_PRIVATE_LIBS " ${OpenMP_CXX_FLAGS}")
 endif()
 # From <libdir>/pkgconfig back up to the prefix ("../.." for lib, "../../.." for lib/x86_64-linux-gnu).
 file(RELATIVE_PATH HIPKIT_PC_UP "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+# hipkit.pc: the shared library; hipkit-static.pc: the static one with everything it needs, for
+# `cc app.c $(pkg-config --cflags --libs hipkit-static)` (-lhipkit would pick the shared one).
+set(HIPKIT_PC_NAME hipkit)
+set(HIPKIT_PC_LIBS "-L\${libdir} -lhipkit")
+set(HIPKIT_PC_PRIVATE "Libs.private: ${HIPKIT_PC_PRIVATE_LIBS}")
 configure_file(cmake/hipkit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hipkit.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hipkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+set(HIPKIT_PC_NAME hipkit-static)
+set(HIPKIT_PC_LIBS "\${libdir}/libhipkit.a ${HIPKIT_PC_PRIVATE_LIBS}")
+set(HIPKIT_PC_PRIVATE "")
+configure_file(cmake/hipkit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hipkit-static.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hipkit.pc ${CMAKE_CURRENT_BINARY_DIR}/hipkit-static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -43,9 +43,19 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q numpy pytest cffi scikit-build-core array-api-strict==2.6.1  # the last: test_array_api's reference
-echo "== pip install . (HIPKIT_PLATFORM=$HIPKIT_PLATFORM)"
-# Every core for the kernel compiles (pip's CMake build is otherwise one job at a time).
-CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} .venv/bin/python -m pip install -q .
+echo "== pip install . (HIPKIT_PLATFORM=$HIPKIT_PLATFORM): compiles the C library, its GPU kernels and the Python"
+echo "   module: about 4 minutes on 2 cores; progress every 10 build steps below, the whole log in build/pip-install.log"
+mkdir -p build
+# Every core for the kernel compiles (pip's CMake build is otherwise one job at a time). pip -v prints the
+# build's [step/steps] lines; the filter keeps every tenth and the last.
+if ! CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} .venv/bin/python -m pip install -v . \
+     2>&1 | tee build/pip-install.log | { grep --line-buffered -oE '^ *\[[0-9]+/[0-9]+\]' || true; } \
+     | awk -F'[][/]' '{ if ($2 % 10 == 0 || $2 == $3) { printf "   build step %s of %s\n", $2, $3; fflush() } }'; then
+  tail -n 40 build/pip-install.log
+  echo "== pip install . failed: the whole log is build/pip-install.log" >&2
+  exit 1
+fi
+echo "== installed into .venv: activate it (. .venv/bin/activate) to import hipkit from your own scripts"
 
 if [ "$run_demo" = 1 ]; then
   echo "== demo"

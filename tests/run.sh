@@ -57,7 +57,7 @@ done
 
 # One closing line over every runner and platform.
 "$PYTHON" - "$build_root/reports" $platforms <<'PY'
-import sys, xml.etree.ElementTree as ET
+import re, sys, xml.etree.ElementTree as ET
 folder, platforms = sys.argv[1], sys.argv[2:]
 passed = failed = skipped = 0
 for p in platforms:
@@ -74,6 +74,11 @@ for p in platforms:
                 failed += 1
             elif "skipped" in tags or status in ("notrun", "disabled"):
                 skipped += 1
+                if kind == "ctest":  # ctest says only "Skipped": the reason is in GoogleTest's output
+                    out = "".join(child.text or "" for child in case if child.tag == "system-out")
+                    reason = re.search(r": Skipped\n(.*)", out)
+                    print(f"SKIPPED [C, {p}] {case.get('name')}: "
+                          f"{reason.group(1).strip() if reason and reason.group(1).strip() else '(no reason given)'}")
             else:
                 passed += 1
 line = f"hipkit: {passed} passed, {failed} failed, {skipped} skipped"
