@@ -130,7 +130,10 @@ def test_the_build_copies_every_module():
     """bindings/python/CMakeLists.txt's HIPKIT_PYTHON_SOURCES: the files the build tree and the wheel get."""
     text = (SOURCE.parent / "CMakeLists.txt").read_text()
     listed = text.split("set(HIPKIT_PYTHON_SOURCES", 1)[1].split(")", 1)[0].split()
-    assert sorted(listed) == sorted(path.relative_to(SOURCE).as_posix() for path in _modules().values())
+    # besides the modules: the typing marker and the stubs of the C extensions (PEP 561)
+    typing_files = sorted(path.relative_to(SOURCE).as_posix() for path in [*SOURCE.glob("*.pyi"), SOURCE / "py.typed"])
+    assert typing_files == ["_ffi.pyi", "_native.pyi", "py.typed"]
+    assert sorted(listed) == sorted([path.relative_to(SOURCE).as_posix() for path in _modules().values()] + typing_files)
 
 
 def test_no_module_imports_a_hipkit_module_inside_a_function():

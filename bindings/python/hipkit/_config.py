@@ -4,6 +4,7 @@ vendor runtime, driver and run-time compiler versions, why there is no GPU when 
 architecture and whether the build has code for it, the kernel cache folder and its size, the memory
 pools' statistics, and the HIPKIT_* settings in the environment."""
 import os
+import typing
 
 from ._build import GPU_TARGETS, PLATFORM
 from ._ffi import ffi, lib
@@ -85,7 +86,7 @@ def _cache():
     return folder, total, count
 
 
-def config():
+def config() -> dict:
     """The report's facts as a dict (show_config prints them)."""
     devices = []
     for d in range(device_count()):
@@ -103,7 +104,7 @@ def config():
             "settings": {k: v for k, v in sorted(os.environ.items()) if k.startswith("HIPKIT_")}}
 
 
-def show_config(file=None):
+def show_config(file: "typing.TextIO | None" = None) -> None:
     """Print what this hipkit is and what it found (the same as `python -m hipkit`)."""
     c = config()
     targets = ", ".join(f"sm_{t}" if t.isdigit() else t for t in c["gpu_targets"]) or "none"

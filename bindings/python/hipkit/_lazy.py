@@ -94,15 +94,15 @@ class _Local(threading.local):
 
 _local = _Local()
 _lock = threading.RLock()
-_pending = []    # recorded nodes, in program order
-_by_id = {}      # id(pending array) -> its node (checked against node.ref: ids are reused)
+_pending: list = []    # recorded nodes, in program order
+_by_id: dict = {}      # id(pending array) -> its node (checked against node.ref: ids are reused)
 # outside any block: (record, compile in the background), set_lazy's (HIPKIT_LAZY=1 at import)
 _default = [os.environ.get("HIPKIT_LAZY", "").strip().lower() in ("1", "true", "yes", "on"), True]
 _recording = [0]  # threads recording (the C flag): with the default on, 1 more
-_fused = {}      # source of an expression's function -> Fused
-_kernels = {}    # (source, argument kinds) -> "ready", "compiling" or "failed"
-_threads = []    # compile threads still running (joined at exit)
-_RULES = {}     # (op, operand kinds) -> (loop dtype, result dtype), _loop_dtypes' answer
+_fused: dict = {}      # source of an expression's function -> Fused
+_kernels: dict = {}    # (source, argument kinds) -> "ready", "compiling" or "failed"
+_threads: list = []    # compile threads still running (joined at exit)
+_RULES: dict = {}     # (op, operand kinds) -> (loop dtype, result dtype), _loop_dtypes' answer
 _stats = {"recorded": 0, "fused": 0, "eager": 0, "compiles": 0, "flushes": 0}
 _READY, _COMPILING, _FAILED = "ready", "compiling", "failed"
 
@@ -164,7 +164,7 @@ def _record(op, *operands):
     return out
 
 
-def flush():
+def flush() -> None:
     """Runs every recorded op whose result the program still holds (and what those need)."""
     local = _local
     if local.background or local.busy:  # not this thread's to run now: the flag stays up
@@ -320,10 +320,10 @@ class lazy:
     inside a block; background=False compiles a new expression's kernel before running it instead of
     running it op by op meanwhile."""
 
-    def __init__(self, enabled=True, *, background=True):
+    def __init__(self, enabled: bool = True, *, background: bool = True) -> None:
         self.enabled, self.background = bool(enabled), bool(background)
 
-    def __enter__(self):
+    def __enter__(self) -> "lazy":
         local = _local
         with _lock:
             was = bool(local.stack and local.stack[-1][0])
@@ -333,7 +333,7 @@ class lazy:
             _publish()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         local = _local
         flush()  # inside the block still: its background= holds
         with _lock:
@@ -342,23 +342,22 @@ class lazy:
             if now and not was:
                 _recording[0] -= 1
             _publish()
-        return False
 
     flush = staticmethod(flush)
 
     @staticmethod
-    def stats():
+    def stats() -> dict:
         """Counts since the start: ops recorded, fused kernels run, ops run eagerly, kernels compiled,
         flushes."""
         return dict(_stats)
 
     @staticmethod
-    def enabled_here():
+    def enabled_here() -> bool:
         """Whether this thread records now."""
         return bool(_local.stack[-1][0] if _local.stack else _default[0])
 
 
-def set_lazy(enabled, *, background=True):
+def set_lazy(enabled: bool, *, background: bool = True) -> None:
     """Lazy mode for every thread outside `with hipkit.lazy(...)` blocks (HIPKIT_LAZY=1 sets it at import)."""
     with _lock:
         _default[0], _default[1] = bool(enabled), bool(background)

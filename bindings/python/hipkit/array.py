@@ -88,7 +88,7 @@ def _check_size(shape, dtype):
 
 
 _several_devices = None
-_STRIDES = {}  # shape -> C-contiguous strides in elements (new arrays are made on every op's path)
+_STRIDES: dict = {}  # shape -> C-contiguous strides in elements (new arrays are made on every op's path)
 
 
 def _current_device():
@@ -691,7 +691,7 @@ def ones(shape, dtype=None, stream=None, *, device=None):
 
 
 # The common calls in C (bindings/python/native/creation.c), the rest in the functions above.
-empty, zeros, ones, full = (functools.update_wrapper(_native.creation(kind, f), f)
+empty, zeros, ones, full = (functools.update_wrapper(_native.creation(kind, f), f)  # type: ignore[arg-type]
                             for kind, f in enumerate((empty, zeros, ones, full)))
 
 

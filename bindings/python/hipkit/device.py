@@ -1,6 +1,7 @@
 """Devices (the GPUs, then the CPU device), streams, events and the memory pool: each class wraps
 one C handle and frees it deterministically (close() or `with`), or when collected."""
 import atexit
+import typing
 import numbers
 
 from ._ffi import ffi, lib
@@ -15,29 +16,29 @@ def _out(ctype, call, *args):
     return box[0]
 
 
-def version():
+def version() -> str:
     major, minor, patch = ffi.new("int *"), ffi.new("int *"), ffi.new("int *")
     check(lib.hk_version(major, minor, patch))
     return f"{major[0]}.{minor[0]}.{patch[0]}"
 
 
-def platform():
+def platform() -> str:
     """"nvidia" or "amd": the vendor this build of the library targets."""
     return ffi.string(lib.hk_platform_name(_out("hk_platform", lib.hk_platform_get))).decode()
 
 
-def runtime_version():
+def runtime_version() -> int:
     """Version number of the vendor runtime (e.g. 13000 for CUDA 13.0)."""
     return _out("int", lib.hk_runtime_version)
 
 
-def device_count():
+def device_count() -> int:
     """Number of devices: the GPUs visible plus the CPU device, so at least 1.
     Devices are numbered GPUs first (0 .. gpu_count() - 1), then the CPU device."""
     return _out("int", lib.hk_device_count)
 
 
-def gpu_count():
+def gpu_count() -> int:
     """Number of GPUs visible (devices 0 .. gpu_count() - 1); 0 on a machine
     without a GPU or a driver, where the CPU device is device 0."""
     return _out("int", lib.hk_gpu_count)
@@ -135,14 +136,14 @@ class Device:
         return device
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         """"gpu" or "cpu" (hk_device_info.kind)."""
         return _devices()[self.id][0]
 
     is_cpu = property(lambda self: self.kind == "cpu", doc="True for the CPU device")
     is_gpu = property(lambda self: self.kind == "gpu", doc="True for a GPU")
 
-    def info(self):
+    def info(self) -> dict:
         """All of hk_device_info as a dict (free_memory is measured now; kind as "gpu"/"cpu")."""
         info = ffi.new("hk_device_info *")
         check(lib.hk_device_get_info(self.id, info))
@@ -164,11 +165,11 @@ class Device:
     pci_bus_id = _info_property("pci_bus_id")
 
     @property
-    def compute_capability(self):
+    def compute_capability(self) -> tuple[int, int]:
         info = self.info()
         return (info["compute_major"], info["compute_minor"])
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait for all work on this device."""
         _settle()
         with self:
@@ -197,7 +198,7 @@ class Device:
         return f"<hipkit.Device {self.id} ({self.kind})>"
 
 
-def get_device():
+def get_device() -> "Device":
     """The calling thread's current device."""
     return Device._of(_out("int", lib.hk_device_get))
 
@@ -216,14 +217,16 @@ atexit.register(setattr, _Exit, "started", True)
 class _Handle:
     """One C handle with deterministic release: close(), `with`, or collection."""
 
-    _create = _destroy = _ctype = None
+    _create: typing.Any = None
+    _destroy: typing.Any = None
+    _ctype: typing.Any = None
     _closed = True  # until created, so __del__ of a half-made object does nothing
 
     def __init__(self):
         self._handle = _out(self._ctype, self._create)
         self._closed = False
 
-    def close(self):
+    def close(self) -> None:
         """Destroy the handle now. Closing twice does nothing; any other use
         afterwards raises InvalidHandleError (the library keeps track)."""
         if not self._closed:
@@ -253,19 +256,19 @@ class Stream(_Handle):
         self._hk_stream = int(ffi.cast("uintptr_t", self._handle))  # for the native launcher
 
     @property
-    def device(self):
+    def device(self) -> "Device":
         return Device._of(_out("int", lib.hk_stream_get_device, self._handle))
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         _settle()
         check(lib.hk_stream_synchronize(self._handle))
 
-    def query(self):
+    def query(self) -> bool:
         """True when all work queued so far is done."""
         _settle()
         return _done(lib.hk_stream_query(self._handle))
 
-    def wait_event(self, event):
+    def wait_event(self, event: "Event") -> None:
         """Work queued on this stream from now on waits for `event`."""
         if not isinstance(event, Event):
             raise TypeError(f"wait_event needs a hipkit.Event, got {type(event).__name__}")
@@ -280,22 +283,22 @@ class Event(_Handle):
 
     _create, _destroy, _ctype = lib.hk_event_create, lib.hk_event_destroy, "hk_event"
 
-    def record(self, stream=None):
+    def record(self, stream: "Stream | None" = None) -> "Event":
         """Record on `stream` (None: the default stream); returns self."""
         _settle()
         check(lib.hk_event_record(self._handle, _stream_handle(stream)))
         return self
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         _settle()
         check(lib.hk_event_synchronize(self._handle))
 
-    def query(self):
+    def query(self) -> bool:
         """True when the work recorded before this event is done."""
         _settle()
         return _done(lib.hk_event_query(self._handle))
 
-    def elapsed_ms(self, end):
+    def elapsed_ms(self, end: "Event") -> float:
         """Milliseconds from this event to `end`; both recorded and completed."""
         if not isinstance(end, Event):
             raise TypeError(f"elapsed_ms needs a hipkit.Event, got {type(end).__name__}")
@@ -324,18 +327,18 @@ def _stream_handle(stream):
 
 # ------------------------------------------------------------- memory pool
 
-def pool_stats(device=None):
+def pool_stats(device: "Device | int | str | None" = None) -> dict:
     """The device's pool counters (bytes_in_use, bytes_cached, limit, ...) as a dict."""
     stats = ffi.new("hk_pool_stats *")
     check(lib.hk_pool_get_stats(_device_id(device), stats))
     return {name: getattr(stats, name) for name, _ in ffi.typeof("hk_pool_stats").fields}
 
 
-def set_pool_limit(bytes, device=None):
+def set_pool_limit(bytes: int, device: "Device | int | str | None" = None) -> None:
     """Cap the memory the pool holds (in use + cached); 0 removes the cap."""
     check(lib.hk_pool_set_limit(_device_id(device), _size(bytes, "bytes")))
 
 
-def trim_pool(keep_bytes=0, device=None):
+def trim_pool(keep_bytes: int = 0, device: "Device | int | str | None" = None) -> None:
     """Give cached blocks back until at most keep_bytes stay cached."""
     check(lib.hk_pool_trim(_device_id(device), _size(keep_bytes, "keep_bytes")))

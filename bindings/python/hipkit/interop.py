@@ -83,7 +83,7 @@ _VERSIONED, _LEGACY = b"dltensor_versioned", b"dltensor"
 _USED_VERSIONED, _USED_LEGACY = b"used_dltensor_versioned", b"used_dltensor"
 
 # Exported tensors still alive: address of the managed struct -> what it keeps alive.
-_exports = {}
+_exports: dict = {}
 _exports_lock = threading.Lock()
 
 

@@ -6,6 +6,7 @@ and its clip and round methods."""
 import builtins
 import functools
 import operator
+import typing
 
 import numpy as np
 
@@ -48,7 +49,7 @@ _OPS = _op_table()
 # The float dtype NumPy's math functions use for bool and 1- and 2-byte integer inputs (wider integers: float64).
 _MATH_FLOAT = {"b": _FLOAT16, "i1": _FLOAT16, "u1": _FLOAT16, "i2": _FLOAT32, "u2": _FLOAT32}
 
-_ROUND_DTYPE = {}  # (name, dtype) -> the result dtype NumPy gives (NumPy 2.x keeps integers integral)
+_ROUND_DTYPE: dict = {}  # (name, dtype) -> the result dtype NumPy gives (NumPy 2.x keeps integers integral)
 
 
 def _round_dtype(name, dtype):
@@ -262,16 +263,16 @@ def _fast(row, mode, fallback):
 
 
 def _make_ufunc(row):
-    if row.arity == 1:
-        def ufunc(x, /, out=None, *, stream=None):
-            return _ufunc_general(row, (x,), out, stream)
-        signature = "(x, out=None, *, stream=None)"
-    elif row.arity == 2:
-        def ufunc(x1, x2, /, out=None, *, stream=None):
-            return _ufunc_general(row, (x1, x2), out, stream)
-        signature = "(x1, x2, out=None, *, stream=None)"
-    else:
+    def unary(x, /, out=None, *, stream=None):
+        return _ufunc_general(row, (x,), out, stream)
+
+    def binary(x1, x2, /, out=None, *, stream=None):
+        return _ufunc_general(row, (x1, x2), out, stream)
+
+    if row.arity not in (1, 2):
         raise AssertionError(row.arity)
+    ufunc = unary if row.arity == 1 else binary
+    signature = "(x, out=None, *, stream=None)" if row.arity == 1 else "(x1, x2, out=None, *, stream=None)"
     ufunc.__name__ = ufunc.__qualname__ = row.name
     ufunc.__doc__ = f"{row.name}{signature}: {row.summary}, elementwise" + (
         ", with NumPy's broadcasting and type promotion." if row.arity == 2 else ".")
@@ -282,7 +283,7 @@ def _make_ufunc(row):
 # NumPy's ufunc.identity (None for minimum and maximum, whose reduction identities are the extremes).
 _IDENTITY = {lib.HK_IDENTITY_ZERO: 0, lib.HK_IDENTITY_ONE: 1, lib.HK_IDENTITY_ALL_BITS: -1}
 
-_UFUNC_NAMES = []  # every function made from the op table, under NumPy's and the array API's names
+_UFUNC_NAMES: list[str] = []  # every function made from the op table, under NumPy's and the array API's names
 for _row in _OPS.values():
     if _row.arity == 3:  # where and clip take optional arguments: written out below
         continue
@@ -293,9 +294,12 @@ for _row in _OPS.values():
         _UFUNC_NAMES.append(_row.array_api_name)
 del _row
 
-true_divide = divide  # noqa: F821 (made above)
-mod = remainder  # noqa: F821
-invert = bitwise_not = bitwise_invert  # noqa: F821 (NumPy's other names)
+true_divide = globals()["divide"]  # made above
+mod = globals()["remainder"]
+invert = bitwise_not = globals()["bitwise_invert"]  # NumPy's other names
+
+if typing.TYPE_CHECKING:  # the functions above are made from the op table: a type checker sees them here
+    def __getattr__(name: str) -> typing.Any: ...
 
 
 def positive(x, /, out=None, *, stream=None):

@@ -162,7 +162,7 @@ def _pack_checked(kernel_name, types, pack, args):
     return pack(*values)
 
 
-_DIMS = {}  # grid/block as given (int or tuple) -> hk_dim3, shared by every kernel
+_DIMS: dict = {}  # grid/block as given (int or tuple) -> hk_dim3, shared by every kernel
 _DIMS_MAX = 4096
 
 

@@ -41,7 +41,7 @@ def __call__(self, *args, out=None, stream=None):
     return {result}
 """
 
-_fast_elementwise_classes = {}  # (input dtypes, output dtypes) -> ElementwiseKernel subclass
+_fast_elementwise_classes: dict = {}  # (input dtypes, output dtypes) -> ElementwiseKernel subclass
 
 
 def _fast_elementwise_class(in_dtypes, out_dtypes):

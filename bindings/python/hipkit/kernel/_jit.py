@@ -1301,7 +1301,7 @@ class JitFunction:
 # modules, builtins, classes and functions by name, @hipkit.jit(device=True) functions by their own key.
 # A function reading anything else (a closure, a list, another Python function) is translated each time.
 
-_TRANSLATOR = []  # sha256 of this file, read once
+_TRANSLATOR: list = []  # this translator file's size and mtime, read once
 
 
 def _value_key(value, depth):

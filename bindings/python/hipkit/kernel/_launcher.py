@@ -12,7 +12,7 @@ from ._args import _BOOL, _DIMS, _POINTER, _dim3, _layout, _pack_checked
 try:  # the native launcher (bindings/python/native/launch.c); without it, the struct.pack path
     from .. import _native
 except ImportError:  # pragma: no cover - a build without the extension
-    _native = None
+    _native = None  # type: ignore[assignment]
 
 
 # Generated per kernel signature, so a launch is: unpack the args, read each

@@ -20,7 +20,7 @@ def _array_module():
     return _sys.modules[ndarray.__module__]
 
 
-_fast_classes = {}  # (parameter types, call) -> RawKernel subclass
+_fast_classes: dict = {}  # (parameter types, call) -> RawKernel subclass
 
 
 def _fast_class(types, call=None):
@@ -120,7 +120,7 @@ class _BoundKernel:
         return {name: getattr(attributes, name) for name, _ in ffi.typeof("hk_kernel_attributes").fields}
 
 
-_modules = {}  # (source, options, device) -> _Module: each source compiles once per device
+_modules: dict = {}  # (source, options, device) -> _Module: each source compiles once per device
 _modules_lock = threading.Lock()
 
 

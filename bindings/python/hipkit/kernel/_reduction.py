@@ -16,7 +16,7 @@ from ._template import _I64, _TEMPLATE_TYPES, _Plan, _Template, _check_out, _spl
 _BLOCK = 256  # template block size: a multiple of 32 and of 64
 _SINGLE_BLOCK_ITEMS = 8192  # reductions up to this size take one block (32 items a thread)
 _MAX_PARTIALS = 1024  # blocks of a larger reduction: enough to fill the GPU
-_partials = {}  # device -> the most blocks a larger reduction takes there
+_partials: dict = {}  # device -> the most blocks a larger reduction takes there
 
 
 def _max_partials(device):
@@ -46,7 +46,7 @@ class ReductionKernel(_Template):
     the value of an empty reduction. reduce_type: the type of a and b
     (default: the output's). Reduces over every element (axis=None)."""
 
-    _reserved = ("i", "n", "a", "b")  # a, b: the values being combined
+    _reserved: tuple[str, ...] = ("i", "n", "a", "b")  # a, b: the values being combined
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity, name,
                  reduce_type=None, preamble="", options=()):

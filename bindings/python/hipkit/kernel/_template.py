@@ -133,7 +133,7 @@ class _Template:
     """What ElementwiseKernel and ReductionKernel share: parameter parsing,
     argument classification, broadcasting and per-shape kernel caching."""
 
-    _reserved = ("i", "n")  # the loop's index and count
+    _reserved: tuple[str, ...] = ("i", "n")  # the loop's index and count
 
     def __init__(self, in_params, out_params, name, preamble, options):
         self.in_params = _parse_params(in_params, f"{name}: in_params", self._reserved)
