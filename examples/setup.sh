@@ -47,10 +47,12 @@ echo "== pip install . (HIPKIT_PLATFORM=$HIPKIT_PLATFORM): compiles the C librar
 echo "   module: about 4 minutes on 2 cores; progress every 10 build steps below, the whole log in build/pip-install.log"
 mkdir -p build
 # Every core for the kernel compiles (pip's CMake build is otherwise one job at a time). pip -v prints the
-# build's [step/steps] lines; the filter keeps every tenth and the last.
+# build's [step/steps] lines; the filter keeps every tenth and the last (a read loop: awk would buffer).
 if ! CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} .venv/bin/python -m pip install -v . \
      2>&1 | tee build/pip-install.log | { grep --line-buffered -oE '^ *\[[0-9]+/[0-9]+\]' || true; } \
-     | awk -F'[][/]' '{ if ($2 % 10 == 0 || $2 == $3) { printf "   build step %s of %s\n", $2, $3; fflush() } }'; then
+     | while IFS='[]/' read -r _ step total _; do
+         if (( step % 10 == 0 || step == total )); then echo "   build step $step of $total"; fi
+       done; then
   tail -n 40 build/pip-install.log
   echo "== pip install . failed: the whole log is build/pip-install.log" >&2
   exit 1
