@@ -308,3 +308,29 @@ def test_hipkit_lazy_in_the_environment_records_everywhere(tmp_path):
     recorded, values = out.stdout.split(" ", 1)
     assert int(recorded) == 2
     assert values.strip() == str([2.0 * i + 1.0 for i in range(8)])
+
+
+def test_a_thread_on_another_device_runs_the_pending_work_on_its_own_device(rng):
+    """Thread B, current on another device (the CPU device beside a GPU), runs an eager op while this
+    thread's graph is pending: B's op runs it first, each node on the device it was recorded on."""
+    if hipkit.device_count() < 2:
+        pytest.skip("needs two devices (a GPU and the CPU device)")
+    h = rng.standard_normal(257)
+    x = hipkit.asarray(h)  # the current device
+    other = next(d for d in range(hipkit.device_count()) if d != x.device.id)
+    results = {}
+
+    def eager_elsewhere():
+        with hipkit.Device(other):
+            y = hipkit.asarray(h) * 3.0  # eager here: it runs the other thread's pending graph first
+            results["y"] = y.get()
+
+    with hipkit.lazy(background=False):
+        z = x * 2.0 + 1.0
+        thread = threading.Thread(target=eager_elsewhere)
+        thread.start()
+        thread.join()
+        assert not _lazy._pending  # run by the other thread
+    np.testing.assert_allclose(results["y"], h * 3)
+    assert z.device == x.device
+    np.testing.assert_allclose(z.get(), h * 2 + 1)

@@ -193,7 +193,8 @@ def _run(nodes):
         target = node.ref()
         if target is None:
             continue  # only inside the graph: computed where a live value needs it
-        _materialise(node, target, done)
+        with _on(target._device):  # on the device it was recorded on, whichever thread runs it
+            _materialise(node, target, done)
         done[node] = target
 
 
